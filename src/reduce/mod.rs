@@ -1,0 +1,123 @@
+//! The reducer: from an interesting input and an oracle, the smallest interesting input it can find.
+//!
+//! Structure-aware when the oracle reports [`Example`]s (where each value was
+//! read from the input), byte-level otherwise. Candidates are ordered shortlex
+//! and one is run only when it is strictly better than the best so far; passes
+//! are sets of choices that the [`scheduler`] explores; see
+//! `docs/ARCHITECTURE.md` for the design and the papers behind it.
+
+mod choice;
+mod oracle;
+pub mod passes;
+mod scheduler;
+mod shrinker;
+mod stats;
+mod testcase;
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use oracle::{Fallible, Oracle, Verdict};
+pub use stats::{Observer, PassStats, Progress, Quiet, Stats, StopReason};
+pub use testcase::{better, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase};
+
+/// In which order a pass explores its choices.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Highest index first, resuming each step where the previous one stopped.
+    Deterministic,
+    /// Pseudo-random, reproducible for a given seed.
+    Random {
+        /// The seed.
+        seed: u64,
+    },
+}
+
+/// How a reduction runs.
+#[derive(Clone, Debug)]
+pub struct ReduceOptions {
+    /// Stop after this many tests (the initial test included).
+    pub max_tests: Option<u64>,
+    /// Stop after this much time.
+    pub max_time: Option<Duration>,
+    /// Choice order.
+    pub order: Order,
+    /// Use the examples the oracle reports (`false` reduces bytes only).
+    pub structure: bool,
+    /// Try every smaller value of each byte at the end, not only zero, one
+    /// less, and a binary search (costs up to 255 tests per byte).
+    pub exhaustive_lowering: bool,
+    /// A pass yields to the next after this many failing steps in a row (its
+    /// place is kept for the next round; the final round runs to exhaustion).
+    pub max_failures: u32,
+    /// Raised from elsewhere (a Ctrl-C handler) to stop at the next test.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for ReduceOptions {
+    fn default() -> Self {
+        ReduceOptions {
+            max_tests: None,
+            max_time: None,
+            order: Order::Deterministic,
+            structure: true,
+            exhaustive_lowering: false,
+            max_failures: 16,
+            cancel: None,
+        }
+    }
+}
+
+/// The outcome of a reduction.
+#[derive(Clone, Debug)]
+pub struct Reduction {
+    /// The best test case found: interesting, and never worse than the input.
+    pub best: TestCase,
+    /// What it took.
+    pub stats: Stats,
+}
+
+/// The initial input was not interesting, so there is nothing to reduce.
+#[derive(Debug, thiserror::Error)]
+pub enum ReduceError {
+    /// The oracle said the initial input is not interesting.
+    #[error("the initial input is not interesting (the oracle rejected it)")]
+    InitialNotInteresting,
+    /// The oracle failed on the initial input.
+    #[error("testing the initial input failed")]
+    InitialTestFailed(#[source] anyhow::Error),
+}
+
+/// Reduces `initial` with the default options and no observer.
+pub fn reduce(initial: &[u8], oracle: impl Oracle) -> Result<Reduction, ReduceError> {
+    reduce_with(initial, oracle, &ReduceOptions::default(), &mut Quiet)
+}
+
+/// Reduces `initial`: tests it once (to confirm it and record its examples),
+/// then runs the passes until none improves it or a budget runs out.
+pub fn reduce_with(
+    initial: &[u8],
+    mut oracle: impl Oracle,
+    options: &ReduceOptions,
+    observer: &mut dyn Observer,
+) -> Result<Reduction, ReduceError> {
+    let examples = match oracle.test(initial) {
+        Ok(Verdict::Interesting(examples)) => examples,
+        Ok(Verdict::Boring) => return Err(ReduceError::InitialNotInteresting),
+        Err(e) => return Err(ReduceError::InitialTestFailed(e)),
+    };
+    Ok(reduce_from(TestCase::new(initial.to_vec(), examples), oracle, options, observer))
+}
+
+/// Reduces a test case already known to be interesting (its examples recorded),
+/// for callers that ran the initial input themselves.
+pub fn reduce_from(
+    initial: TestCase,
+    mut oracle: impl Oracle,
+    options: &ReduceOptions,
+    observer: &mut dyn Observer,
+) -> Reduction {
+    let shrinker = shrinker::Shrinker::new(initial, &mut oracle, options, observer);
+    scheduler::run(shrinker)
+}

@@ -1,0 +1,55 @@
+//! The oracle: whatever decides whether a candidate input is still interesting.
+
+use super::testcase::Example;
+
+/// What one test of a candidate said.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The candidate still shows the behaviour being reduced (the same crash),
+    /// with the examples recorded while it ran (empty when there is no structure).
+    Interesting(Vec<Example>),
+    /// It does not (no crash, another crash, rejected input, ...).
+    Boring,
+}
+
+impl Verdict {
+    /// `Interesting` without examples when `interesting`, else `Boring`.
+    pub fn from_bool(interesting: bool) -> Self {
+        if interesting {
+            Verdict::Interesting(Vec::new())
+        } else {
+            Verdict::Boring
+        }
+    }
+
+    /// Whether the candidate was interesting.
+    pub fn is_interesting(&self) -> bool {
+        matches!(self, Verdict::Interesting(_))
+    }
+}
+
+/// Decides whether a candidate is interesting.
+///
+/// Any `FnMut(&[u8]) -> Verdict` closure is an oracle. An oracle that can fail
+/// (a fork server that died) returns an error, which stops the reduction with
+/// the best test case found so far.
+pub trait Oracle {
+    /// Tests one candidate.
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict>;
+}
+
+impl<F: FnMut(&[u8]) -> Verdict> Oracle for F {
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
+        Ok(self(input))
+    }
+}
+
+/// Adapts a closure that can fail into an [`Oracle`].
+#[derive(Debug)]
+pub struct Fallible<F>(pub F);
+
+impl<F: FnMut(&[u8]) -> anyhow::Result<Verdict>> Oracle for Fallible<F> {
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
+        (self.0)(input)
+    }
+}

@@ -1,0 +1,189 @@
+//! The shrinker's state: the best test case, the one rule for running a candidate, budgets and counters.
+
+use std::collections::HashSet;
+use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use super::choice::DeadBranch;
+use super::oracle::{Oracle, Verdict};
+use super::stats::{Observer, PassStats, Progress, Stats, StopReason};
+use super::testcase::{better, TestCase};
+use super::{ReduceOptions, Reduction};
+
+/// Why a pass step ended early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Halt {
+    /// The step's choices were used up.
+    Dead,
+    /// The whole reduction must stop.
+    Stop(StopReason),
+}
+
+impl From<DeadBranch> for Halt {
+    fn from(_: DeadBranch) -> Self {
+        Halt::Dead
+    }
+}
+
+/// What a pass step returns.
+pub(crate) type StepResult = Result<(), Halt>;
+
+/// Tests sent to the observer between progress events.
+const PROGRESS_EVERY: u64 = 64;
+
+/// The best test case so far and everything needed to try candidates against it.
+pub(crate) struct Shrinker<'a> {
+    best: TestCase,
+    /// Bumped on every improvement; passes compare it to notice a change.
+    generation: u64,
+    oracle: &'a mut dyn Oracle,
+    options: &'a ReduceOptions,
+    observer: &'a mut dyn Observer,
+    /// Hashes of every candidate run (64-bit SipHash with fixed keys, so runs
+    /// are reproducible; a collision only skips one candidate).
+    seen: HashSet<u64>,
+    pub(crate) stats: Stats,
+    /// Index into `stats.passes` of the pass now running.
+    current: usize,
+    started: Instant,
+    /// A seeded generator for passes and the scheduler.
+    pub(crate) rng: fastrand::Rng,
+}
+
+impl<'a> Shrinker<'a> {
+    pub(crate) fn new(
+        mut initial: TestCase,
+        oracle: &'a mut dyn Oracle,
+        options: &'a ReduceOptions,
+        observer: &'a mut dyn Observer,
+    ) -> Self {
+        if !options.structure {
+            initial = TestCase::new(initial.bytes, Vec::new());
+        }
+        let seed = match options.order {
+            super::Order::Random { seed } => seed,
+            super::Order::Deterministic => 0,
+        };
+        let mut seen = HashSet::new();
+        seen.insert(hash(&initial.bytes));
+        let stats = Stats { initial_len: initial.len(), final_len: initial.len(), tests: 1, ..Stats::default() };
+        Shrinker {
+            best: initial,
+            generation: 0,
+            oracle,
+            options,
+            observer,
+            seen,
+            stats,
+            current: 0,
+            started: Instant::now(),
+            rng: fastrand::Rng::with_seed(seed),
+        }
+    }
+
+    /// The best test case so far.
+    pub(crate) fn best(&self) -> &TestCase {
+        &self.best
+    }
+
+    /// Changes whenever the best test case does.
+    pub(crate) fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub(crate) fn options(&self) -> &ReduceOptions {
+        self.options
+    }
+
+    /// Registers the passes' statistics rows.
+    pub(crate) fn add_pass(&mut self, name: &'static str) -> usize {
+        self.stats.passes.push(PassStats { name, ..PassStats::default() });
+        self.stats.passes.len() - 1
+    }
+
+    /// Makes `pass` the one whose counters move, and tells the observer.
+    pub(crate) fn enter_pass(&mut self, pass: usize) {
+        self.current = pass;
+        self.report_progress();
+    }
+
+    pub(crate) fn count_step(&mut self) {
+        self.stats.passes[self.current].steps += 1;
+    }
+
+    /// Tries a candidate: runs it only if it is strictly better (shortlex) than
+    /// the best so far and was never run before. Returns whether it became the
+    /// new best.
+    pub(crate) fn consider(&mut self, candidate: Vec<u8>) -> Result<bool, Halt> {
+        if !better(&candidate, &self.best.bytes) {
+            self.stats.not_better += 1;
+            return Ok(false);
+        }
+        if !self.seen.insert(hash(&candidate)) {
+            self.stats.cache_hits += 1;
+            return Ok(false);
+        }
+        self.check_budget()?;
+        self.stats.tests += 1;
+        self.stats.passes[self.current].tests += 1;
+        if self.stats.tests % PROGRESS_EVERY == 0 {
+            self.report_progress();
+        }
+        match self.oracle.test(&candidate) {
+            Err(e) => Err(Halt::Stop(StopReason::OracleFailed(format!("{e:#}")))),
+            Ok(Verdict::Boring) => Ok(false),
+            Ok(Verdict::Interesting(examples)) => {
+                let examples = if self.options.structure { examples } else { Vec::new() };
+                let removed = self.best.len() - candidate.len();
+                let pass = &mut self.stats.passes[self.current];
+                pass.successes += 1;
+                pass.bytes_removed += removed as u64;
+                self.stats.successes += 1;
+                self.best = TestCase::new(candidate, examples);
+                self.generation += 1;
+                self.observer.improved(&self.best);
+                self.report_progress();
+                Ok(true)
+            }
+        }
+    }
+
+    /// Fails with the reason to stop if a budget is used up or the run was cancelled.
+    pub(crate) fn check_budget(&self) -> Result<(), Halt> {
+        if let Some(cancel) = &self.options.cancel {
+            if cancel.load(Ordering::Relaxed) {
+                return Err(Halt::Stop(StopReason::Cancelled));
+            }
+        }
+        if self.options.max_tests.is_some_and(|max| self.stats.tests >= max) {
+            return Err(Halt::Stop(StopReason::TestBudget));
+        }
+        if self.options.max_time.is_some_and(|max| self.started.elapsed() >= max) {
+            return Err(Halt::Stop(StopReason::TimeBudget));
+        }
+        Ok(())
+    }
+
+    fn report_progress(&mut self) {
+        let progress = Progress {
+            size: self.best.len(),
+            tests: self.stats.tests,
+            successes: self.stats.successes,
+            pass: self.stats.passes.get(self.current).map_or("", |p| p.name),
+        };
+        self.observer.progress(&progress);
+    }
+
+    /// Ends the reduction.
+    pub(crate) fn finish(mut self, stop: StopReason) -> Reduction {
+        self.stats.final_len = self.best.len();
+        self.stats.elapsed = self.started.elapsed();
+        self.stats.stop = Some(stop);
+        Reduction { best: self.best, stats: self.stats }
+    }
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
+}

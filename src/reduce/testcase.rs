@@ -1,0 +1,224 @@
+//! Test cases: bytes plus the examples recorded when they last ran, the shortlex order, and byte-splicing helpers.
+
+use std::cmp::Ordering;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// The name of the type an example was built as (for `arbitrary`, `std::any::type_name`).
+pub type Label = Arc<str>;
+
+/// One value read from the input while the target ran.
+///
+/// `arbitrary` reads most bytes from the front of its data and collection or
+/// string lengths from the back, so a value owns two intervals of the input: the
+/// bytes its reads advanced over from the start (`front`) and those taken from the
+/// end (`back`). Both are absolute byte offsets into the test case; either may be
+/// empty. Examples nest: a value's children lie inside its spans and have a larger
+/// `depth`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Example {
+    /// Bytes consumed from the start of the remaining data.
+    pub front: Range<usize>,
+    /// Bytes consumed from the end of the remaining data.
+    pub back: Range<usize>,
+    /// What was being built (a type name).
+    pub label: Label,
+    /// Nesting depth; the top-level value has depth 0.
+    pub depth: u32,
+}
+
+impl Example {
+    /// An example from its front and back spans.
+    pub fn new(front: Range<usize>, back: Range<usize>, label: impl Into<Label>, depth: u32) -> Self {
+        Example { front, back, label: label.into(), depth }
+    }
+
+    /// How many bytes the example covers, front and back together.
+    pub fn len(&self) -> usize {
+        self.front.len() + self.back.len()
+    }
+
+    /// Whether the example covers no bytes at all.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The example's bytes, front span then back span.
+    pub fn content(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut content = bytes[self.front.clone()].to_vec();
+        content.extend_from_slice(&bytes[self.back.clone()]);
+        content
+    }
+
+    fn fits(&self, len: usize) -> bool {
+        self.front.start <= self.front.end
+            && self.front.end <= len
+            && self.back.start <= self.back.end
+            && self.back.end <= len
+    }
+}
+
+/// A candidate input together with what it was recorded to contain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TestCase {
+    /// The input bytes.
+    pub bytes: Vec<u8>,
+    /// Examples in preorder (sorted by front start, parents before children).
+    pub examples: Vec<Example>,
+    /// `parents[i]` is the index of the smallest example enclosing example `i`.
+    parents: Vec<Option<usize>>,
+}
+
+impl TestCase {
+    /// Builds a test case, dropping examples that do not fit the bytes and
+    /// putting the rest in preorder.
+    pub fn new(bytes: Vec<u8>, mut examples: Vec<Example>) -> Self {
+        examples.retain(|e| e.fits(bytes.len()));
+        // Stable: equal keys keep the recording order.
+        examples.sort_by_key(|e| (e.front.start, e.depth));
+        let mut parents = Vec::with_capacity(examples.len());
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, e) in examples.iter().enumerate() {
+            while let Some(&top) = stack.last() {
+                if examples[top].depth < e.depth {
+                    break;
+                }
+                stack.pop();
+            }
+            parents.push(stack.last().copied());
+            stack.push(i);
+        }
+        TestCase { bytes, examples, parents }
+    }
+
+    /// The input length.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether the input is empty.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The enclosing example of example `i`, if any.
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parents[i]
+    }
+
+    /// Indices of the examples sharing example `i`'s parent, in input order.
+    pub fn siblings(&self, i: usize) -> Vec<usize> {
+        let parent = self.parents[i];
+        (0..self.examples.len()).filter(|&j| self.parents[j] == parent).collect()
+    }
+
+    /// Groups of siblings: for each parent (and the top level), its direct children in order.
+    pub fn sibling_groups(&self) -> Vec<Vec<usize>> {
+        let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
+        for (i, parent) in self.parents.iter().enumerate() {
+            match groups.iter_mut().find(|(p, _)| p == parent) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((*parent, vec![i])),
+            }
+        }
+        groups.into_iter().map(|(_, members)| members).collect()
+    }
+
+    /// The bytes before example `i`'s front span that belong to neither it nor an
+    /// earlier sibling: where a collection keeps its "one more element" byte.
+    pub fn gap_before(&self, i: usize) -> Range<usize> {
+        let start = self.examples[i].front.start;
+        let siblings = self.siblings(i);
+        let pos = siblings.iter().position(|&j| j == i).unwrap_or(0);
+        let lower = if pos > 0 {
+            self.examples[siblings[pos - 1]].front.end
+        } else {
+            self.parent(i).map_or(0, |p| self.examples[p].front.start)
+        };
+        lower.min(start)..start
+    }
+}
+
+/// Shortlex: shorter is better, then lexicographically smaller.
+pub fn shortlex(a: &[u8], b: &[u8]) -> Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
+/// Whether `a` is strictly better than `b` in the shortlex order.
+pub fn better(a: &[u8], b: &[u8]) -> bool {
+    shortlex(a, b) == Ordering::Less
+}
+
+/// A copy of `bytes` with the given ranges removed. Ranges may overlap or be unsorted.
+pub fn delete_ranges(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<u8> {
+    let edits: Vec<(Range<usize>, &[u8])> = ranges.iter().map(|r| (r.clone(), &[][..])).collect();
+    replace_ranges(bytes, &edits)
+}
+
+/// A copy of `bytes` with each range replaced by its new contents.
+///
+/// Overlapping ranges are merged into their union, whose replacement is the
+/// concatenation of the replacements (only sensible for deletions, which is the
+/// only case where callers overlap).
+pub fn replace_ranges(bytes: &[u8], edits: &[(Range<usize>, &[u8])]) -> Vec<u8> {
+    let mut edits: Vec<&(Range<usize>, &[u8])> = edits.iter().filter(|(r, new)| !r.is_empty() || !new.is_empty()).collect();
+    edits.sort_by_key(|(r, _)| (r.start, r.end));
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut pos = 0;
+    for (range, new) in edits {
+        let start = range.start.clamp(pos, bytes.len());
+        let end = range.end.clamp(start, bytes.len());
+        out.extend_from_slice(&bytes[pos..start]);
+        out.extend_from_slice(new);
+        pos = pos.max(end);
+    }
+    out.extend_from_slice(&bytes[pos.min(bytes.len())..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ex(front: Range<usize>, back: Range<usize>, depth: u32) -> Example {
+        Example::new(front, back, "T", depth)
+    }
+
+    #[test]
+    fn shortlex_prefers_shorter_then_smaller() {
+        assert!(better(b"zz", b"aaa"));
+        assert!(better(b"ab", b"ac"));
+        assert!(!better(b"ab", b"ab"));
+        assert!(!better(b"abcd", b"abc"));
+    }
+
+    #[test]
+    fn parents_follow_depth_in_preorder() {
+        let tc = TestCase::new(
+            vec![0; 10],
+            vec![ex(0..8, 8..10, 0), ex(1..3, 9..10, 1), ex(3..5, 8..9, 1), ex(3..4, 5..5, 2)],
+        );
+        assert_eq!(tc.parent(0), None);
+        assert_eq!(tc.parent(1), Some(0));
+        assert_eq!(tc.parent(2), Some(0));
+        assert_eq!(tc.parent(3), Some(2));
+        assert_eq!(tc.siblings(1), vec![1, 2]);
+        assert_eq!(tc.sibling_groups(), vec![vec![0], vec![1, 2], vec![3]]);
+        assert_eq!(tc.gap_before(2), 3..3);
+        assert_eq!(tc.gap_before(1), 0..1);
+    }
+
+    #[test]
+    fn examples_outside_the_input_are_dropped() {
+        let tc = TestCase::new(vec![0; 4], vec![ex(0..5, 4..4, 0), ex(0..2, 3..4, 0)]);
+        assert_eq!(tc.examples, vec![ex(0..2, 3..4, 0)]);
+    }
+
+    #[test]
+    fn ranges_are_deleted_and_replaced() {
+        assert_eq!(delete_ranges(b"abcdef", &[4..5, 0..2]), b"cdf");
+        assert_eq!(delete_ranges(b"abcdef", &[1..4, 2..5]), b"af");
+        assert_eq!(replace_ranges(b"abcdef", &[(4..6, b"X"), (0..1, b"YZ")]), b"YZbcdX");
+        assert_eq!(replace_ranges(b"abc", &[(3..3, b"!")]), b"abc!");
+    }
+}

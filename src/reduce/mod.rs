@@ -121,3 +121,17 @@ pub fn reduce_from(
     let shrinker = shrinker::Shrinker::new(initial, &mut oracle, options, observer);
     scheduler::run(shrinker)
 }
+
+/// Runs the single pass `name` (one of [`passes::names`]) from a test case
+/// known to be interesting until it stops paying; `None` for an unknown name.
+/// For tests and for studying one pass in isolation.
+pub fn run_pass(
+    name: &str,
+    initial: TestCase,
+    mut oracle: impl Oracle,
+    options: &ReduceOptions,
+) -> Option<Reduction> {
+    let mut quiet = Quiet;
+    let shrinker = shrinker::Shrinker::new(initial, &mut oracle, options, &mut quiet);
+    scheduler::run_single(shrinker, name)
+}

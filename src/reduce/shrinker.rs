@@ -47,8 +47,6 @@ pub(crate) struct Shrinker<'a> {
     /// Index into `stats.passes` of the pass now running.
     current: usize,
     started: Instant,
-    /// A seeded generator for passes and the scheduler.
-    pub(crate) rng: fastrand::Rng,
 }
 
 impl<'a> Shrinker<'a> {
@@ -61,10 +59,6 @@ impl<'a> Shrinker<'a> {
         if !options.structure {
             initial = TestCase::new(initial.bytes, Vec::new());
         }
-        let seed = match options.order {
-            super::Order::Random { seed } => seed,
-            super::Order::Deterministic => 0,
-        };
         let mut seen = HashSet::new();
         seen.insert(hash(&initial.bytes));
         let stats = Stats { initial_len: initial.len(), final_len: initial.len(), tests: 1, ..Stats::default() };
@@ -78,7 +72,6 @@ impl<'a> Shrinker<'a> {
             stats,
             current: 0,
             started: Instant::now(),
-            rng: fastrand::Rng::with_seed(seed),
         }
     }
 

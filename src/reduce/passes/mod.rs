@@ -1,1 +1,213 @@
-//! Passes.
+//! The passes: each a named step that makes choices and tries candidates; one file per family.
+//!
+//! A pass is data (name, tier, whether it backs the 1-minimality guarantee)
+//! plus a step function. A step asks the [`Chooser`] for its choices and tries
+//! one move, growing a success adaptively; it never loops over the whole test
+//! case itself: the scheduler decides how many steps run, in which order, and
+//! when to move on (the contract of Hypothesis's shrink passes, `shrinker.py`).
+
+mod chunks;
+mod clone;
+mod delete_blocks;
+mod delete_examples;
+mod lower;
+mod sort;
+mod trim;
+
+use super::choice::Chooser;
+use super::shrinker::{Halt, Shrinker, StepResult};
+
+/// How a pass is scheduled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Tier {
+    /// Cheap deletions that remove the most per test: always first.
+    Delete,
+    /// Lowering: makes the input simpler without making it shorter.
+    Lower,
+    /// Expensive or speculative moves; a success here restarts from the first tier.
+    Rearrange,
+}
+
+/// One pass.
+#[derive(Debug)]
+pub(crate) struct PassDef {
+    /// Its name in statistics and progress.
+    pub(crate) name: &'static str,
+    pub(crate) tier: Tier,
+    /// Runs to exhaustion in the final round: together these passes make the
+    /// result 1-minimal (no single byte or example deletion, no single byte
+    /// zeroing or decrement, is still interesting).
+    pub(crate) guarantee: bool,
+    /// One step.
+    pub(crate) step: fn(&mut Shrinker<'_>, &mut Chooser<'_>) -> StepResult,
+}
+
+/// Every pass, in their initial order.
+pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
+    PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
+    PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
+    PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
+    PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
+    PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },
+    PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
+    PassDef { name: "replace-with-simpler", tier: Tier::Rearrange, guarantee: false, step: clone::step },
+    PassDef { name: "sort-siblings", tier: Tier::Rearrange, guarantee: false, step: sort::step },
+    PassDef { name: "delete-chunks", tier: Tier::Rearrange, guarantee: false, step: chunks::step },
+];
+
+/// The names of all passes, for `--pass` style selection and tests.
+pub fn names() -> Vec<&'static str> {
+    PASSES.iter().map(|p| p.name).collect()
+}
+
+/// The largest `k` for which `f(k)` holds, assuming `f(0)` does: a linear
+/// probe up to 4, then exponential probing and a binary search, so `k`
+/// successes cost O(log k) tests (Hypothesis's `find_integer`). `f` must say
+/// `false` without testing for out-of-range `k`.
+pub(crate) fn find_integer(mut f: impl FnMut(usize) -> Result<bool, Halt>) -> Result<usize, Halt> {
+    for k in 1..5 {
+        if !f(k)? {
+            return Ok(k - 1);
+        }
+    }
+    let (mut lo, mut hi) = (4, 8);
+    while f(hi)? {
+        lo = hi;
+        hi *= 2;
+    }
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if f(mid)? {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(lo)
+}
+
+/// Lowers an unsigned value toward zero: tries zero, then one less, then
+/// binary-searches between them, so the result `v` has `try_value(0)` and
+/// `try_value(v - 1)` both false unless `v` is zero. With `exhaustive`, tries
+/// every smaller value from the bottom instead, so the result is the least.
+pub(crate) fn lower_value(
+    current: u64,
+    exhaustive: bool,
+    mut try_value: impl FnMut(u64) -> Result<bool, Halt>,
+) -> Result<u64, Halt> {
+    if current == 0 || try_value(0)? {
+        return Ok(0);
+    }
+    if exhaustive {
+        for v in 1..current {
+            if try_value(v)? {
+                return Ok(v);
+            }
+        }
+        return Ok(current);
+    }
+    if current == 1 || !try_value(current - 1)? {
+        return Ok(current);
+    }
+    // Invariant: `lo` was tried and failed; `hi` is interesting.
+    let (mut lo, mut hi) = (0, current - 1);
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if try_value(mid)? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(hi)
+}
+
+/// Example indices ordered so that the chooser's reverse order meets the
+/// largest first (ties: the later one first).
+pub(crate) fn by_size(examples: &[super::Example], keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..examples.len()).filter(|&i| keep(i)).collect();
+    order.sort_by_key(|&i| (examples[i].len(), examples[i].front.start));
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_integer_finds_the_largest_true_value_in_few_calls() {
+        for target in [0usize, 1, 3, 4, 5, 17, 1000, 65_000] {
+            let mut calls = 0;
+            let found = find_integer(|k| {
+                calls += 1;
+                Ok(k <= target)
+            })
+            .unwrap();
+            assert_eq!(found, target);
+            assert!(calls <= 6 + 2 * (target.max(1).ilog2() as usize + 1), "{calls} calls for {target}");
+        }
+    }
+
+    #[test]
+    fn lower_value_binary_searches_to_a_local_minimum() {
+        let mut tried = Vec::new();
+        let found = lower_value(200, false, |v| {
+            tried.push(v);
+            Ok(v >= 37)
+        })
+        .unwrap();
+        assert_eq!(found, 37);
+        assert!(tried.len() <= 10, "{tried:?}");
+        assert!(tried.contains(&36));
+        assert_eq!(lower_value(200, false, |v| Ok(v == 5 || v == 200)).unwrap(), 200);
+        assert_eq!(lower_value(200, true, |v| Ok(v == 5 || v == 200)).unwrap(), 5);
+    }
+}
+
+/// Helpers for the per-pass tests: run one pass on a literal input.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use crate::reduce::{run_pass, Example, ReduceOptions, TestCase, Verdict};
+
+    /// Runs pass `name` alone from `input` and returns the result's bytes.
+    pub(crate) fn run(name: &str, input: &[u8], mut oracle: impl FnMut(&[u8]) -> Verdict) -> Vec<u8> {
+        let Verdict::Interesting(examples) = oracle(input) else { panic!("the literal input must be interesting") };
+        let initial = TestCase::new(input.to_vec(), examples);
+        let reduction = run_pass(name, initial, oracle, &ReduceOptions::default()).expect("a known pass");
+        reduction.best.bytes
+    }
+
+    /// Decodes like `arbitrary` decodes a `Vec<u8>` of derived one-byte
+    /// elements: a flag byte before each element, stopping at a zero flag
+    /// or at the end. Returns the elements and the examples (the whole list
+    /// at depth 0, each element at depth 1).
+    pub(crate) fn flagged_list(input: &[u8]) -> (Vec<u8>, Vec<Example>) {
+        let mut elements = Vec::new();
+        let mut examples = vec![Example::new(0..0, input.len()..input.len(), "List", 0)];
+        let mut pos = 0;
+        while pos < input.len() && input[pos] & 1 == 1 {
+            pos += 1;
+            let value = input.get(pos).copied().unwrap_or(0);
+            let end = (pos + 1).min(input.len());
+            examples.push(Example::new(pos..end, input.len()..input.len(), "Elem", 1));
+            elements.push(value);
+            pos = end;
+        }
+        pos = (pos + 1).min(input.len());
+        examples[0].front = 0..pos;
+        (elements, examples)
+    }
+
+    /// An oracle over [`flagged_list`]'s decoding.
+    pub(crate) fn list_oracle(pred: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Verdict {
+        move |input| {
+            let (elements, examples) = flagged_list(input);
+            if pred(&elements) {
+                Verdict::Interesting(examples)
+            } else {
+                Verdict::Boring
+            }
+        }
+    }
+}

@@ -1,0 +1,30 @@
+//! Structure-blind chunk deletion with halving chunk sizes (Lithium's strategy), the fallback when nothing else applies.
+
+use super::super::choice::Chooser;
+use super::super::shrinker::{Shrinker, StepResult};
+use super::super::testcase::delete_ranges;
+
+/// Chooses a chunk size (a power of two, largest first) and a chunk, and
+/// deletes it.
+pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let len = sh.best().len();
+    let levels = if len == 0 { 0 } else { len.ilog2() as usize + 1 };
+    let level = chooser.choose(levels, |_| true)?;
+    let size = 1usize << level;
+    let chunk = chooser.choose(len.div_ceil(size), |_| true)?;
+    let candidate = delete_ranges(&sh.best().bytes, &[chunk * size..((chunk + 1) * size).min(len)]);
+    sh.consider(candidate)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::Verdict;
+
+    #[test]
+    fn deletes_chunks_down_to_single_bytes() {
+        let three_xs = |input: &[u8]| Verdict::from_bool(input.iter().filter(|&&b| b == b'X').count() >= 3);
+        assert_eq!(run("delete-chunks", b"..X....X.......X..", three_xs), b"XXX");
+    }
+}

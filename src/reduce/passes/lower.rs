@@ -1,0 +1,132 @@
+//! Lowering: zeroing examples, and lowering bytes, equal bytes together and examples read as integers, by binary search toward zero.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use super::super::choice::Chooser;
+use super::super::shrinker::{Shrinker, StepResult};
+use super::super::testcase::replace_ranges;
+use super::{by_size, lower_value};
+
+/// Chooses an example that is not all zeros, most complex first, and zeroes
+/// its front and back spans in one test.
+pub(crate) fn zero_examples(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.best().clone();
+    let nonzero = |r: &Range<usize>| tc.bytes[r.clone()].iter().any(|&b| b != 0);
+    let order = by_size(&tc.examples, |i| nonzero(&tc.examples[i].front) || nonzero(&tc.examples[i].back));
+    let e = &tc.examples[order[chooser.choose(order.len(), |_| true)?]];
+    let mut candidate = tc.bytes.clone();
+    for r in [&e.front, &e.back] {
+        candidate[r.clone()].fill(0);
+    }
+    sh.consider(candidate)?;
+    Ok(())
+}
+
+/// Chooses a nonzero byte and lowers it (zero, one less, binary search; every
+/// value with `exhaustive_lowering`).
+pub(crate) fn bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let bytes = sh.best().bytes.clone();
+    let i = chooser.choose(bytes.len(), |i| bytes[i] != 0)?;
+    let exhaustive = sh.options().exhaustive_lowering;
+    lower_value(u64::from(bytes[i]), exhaustive, |v| {
+        let mut candidate = bytes.clone();
+        candidate[i] = v as u8;
+        sh.consider(candidate)
+    })?;
+    Ok(())
+}
+
+/// Chooses a value held by several bytes and lowers all of them together
+/// (inputs often repeat a value that must stay equal: a length and its check,
+/// a key and its lookup).
+pub(crate) fn equal_bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let bytes = sh.best().bytes.clone();
+    let mut positions: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
+    for (i, &b) in bytes.iter().enumerate().filter(|(_, &b)| b != 0) {
+        positions.entry(b).or_default().push(i);
+    }
+    let groups: Vec<(u8, Vec<usize>)> = positions.into_iter().filter(|(_, p)| p.len() > 1).collect();
+    let (value, group) = &groups[chooser.choose(groups.len(), |_| true)?];
+    lower_value(u64::from(*value), false, |v| {
+        let mut candidate = bytes.clone();
+        for &i in group {
+            candidate[i] = v as u8;
+        }
+        sh.consider(candidate)
+    })?;
+    Ok(())
+}
+
+/// Chooses an example's front or back span of 2 to 8 bytes, reads it as a
+/// big-endian integer (so a smaller value is a lexicographically smaller
+/// input) and lowers it by binary search.
+pub(crate) fn integers(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.best().clone();
+    let spans: Vec<Range<usize>> = tc
+        .examples
+        .iter()
+        .flat_map(|e| [e.front.clone(), e.back.clone()])
+        .filter(|r| (2..=8).contains(&r.len()) && tc.bytes[r.clone()].iter().any(|&b| b != 0))
+        .collect();
+    let spans = dedup_ranges(spans);
+    let span = spans[chooser.choose(spans.len(), |_| true)?].clone();
+    let width = span.len();
+    let current = tc.bytes[span.clone()].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
+    lower_value(current, false, |v| {
+        let encoded = v.to_be_bytes();
+        let candidate = replace_ranges(&tc.bytes, &[(span.clone(), &encoded[8 - width..])]);
+        sh.consider(candidate)
+    })
+    .map(drop)
+}
+
+fn dedup_ranges(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    ranges.sort_by_key(|r| (r.start, r.end));
+    ranges.dedup();
+    ranges
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::{Example, Verdict};
+
+    #[test]
+    fn lowers_each_byte_to_the_least_interesting_value() {
+        let oracle = |input: &[u8]| Verdict::from_bool(input.len() == 2 && input[0] >= 37 && input[1] >= 2);
+        assert_eq!(run("lower-bytes", &[200, 255], oracle), [37, 2]);
+    }
+
+    #[test]
+    fn lowers_equal_bytes_together() {
+        let oracle = |input: &[u8]| Verdict::from_bool(input[0] == input[2] && input[0] >= 10);
+        assert_eq!(run("lower-equal-bytes", &[90, 7, 90], oracle), [10, 7, 10]);
+    }
+
+    #[test]
+    fn lowers_an_example_as_a_big_endian_integer() {
+        let oracle = |input: &[u8]| {
+            let value = u16::from_be_bytes([input[0], input[1]]);
+            if value >= 300 {
+                Verdict::Interesting(vec![Example::new(0..2, 2..2, "u16", 0)])
+            } else {
+                Verdict::Boring
+            }
+        };
+        assert_eq!(run("lower-integers", &[0xff, 0xff], oracle), [1, 44]);
+    }
+
+    #[test]
+    fn zeroes_whole_examples() {
+        let oracle = |input: &[u8]| {
+            let examples = vec![Example::new(0..2, 5..6, "A", 0), Example::new(2..4, 4..5, "B", 0)];
+            if input[2] != 0 {
+                Verdict::Interesting(examples)
+            } else {
+                Verdict::Boring
+            }
+        };
+        assert_eq!(run("zero-examples", &[1, 2, 3, 4, 5, 6], oracle), [0, 0, 3, 4, 5, 0]);
+    }
+}

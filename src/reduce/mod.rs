@@ -9,6 +9,8 @@
 mod choice;
 mod oracle;
 pub mod passes;
+#[cfg(test)]
+mod properties;
 mod scheduler;
 mod shrinker;
 mod stats;

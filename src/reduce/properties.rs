@@ -1,0 +1,231 @@
+//! Property tests of the whole reducer over many random predicates: always interesting, never worse, deterministic, 1-minimal.
+
+use super::passes::testkit::flagged_list;
+use super::*;
+
+/// A pure oracle: the same answer for the same bytes, every time.
+type Pure = Box<dyn Fn(&[u8]) -> Verdict>;
+
+/// A random predicate and an input it accepts.
+fn random_case(rng: &mut fastrand::Rng) -> (String, Pure, Vec<u8>) {
+    let alphabet: Vec<u8> = (0..rng.usize(2..8)).map(|_| rng.u8(..)).collect();
+    let noise = |rng: &mut fastrand::Rng, len: usize| -> Vec<u8> {
+        (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect()
+    };
+    let len = rng.usize(10..300);
+    match rng.u8(..6) {
+        0 => {
+            // An ordered subsequence.
+            let pattern: Vec<u8> = (0..rng.usize(1..5)).map(|_| rng.u8(..)).collect();
+            let mut input = noise(rng, len);
+            let mut at = 0;
+            for &b in &pattern {
+                at = rng.usize(at..=input.len());
+                input.insert(at, b);
+                at += 1;
+            }
+            let p = pattern.clone();
+            (format!("subsequence {p:?}"), Box::new(move |s: &[u8]| Verdict::from_bool(is_subsequence(&p, s))), input)
+        }
+        1 => {
+            // At least k bytes below a threshold.
+            let threshold = rng.u8(1..=255);
+            let k = rng.usize(1..6);
+            let mut input = noise(rng, len);
+            for _ in 0..k {
+                let at = rng.usize(..=input.len());
+                input.insert(at, rng.u8(..threshold));
+            }
+            let pred = move |s: &[u8]| s.iter().filter(|&&b| b < threshold).count() >= k;
+            (format!("{k} bytes < {threshold}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+        }
+        2 => {
+            // A byte sum threshold: lowering and deletion fight.
+            let input = noise(rng, len);
+            let total: u64 = input.iter().map(|&b| u64::from(b)).sum();
+            let target = total / rng.u64(2..20);
+            let pred = move |s: &[u8]| s.iter().map(|&b| u64::from(b)).sum::<u64>() >= target.max(1);
+            (format!("sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+        }
+        3 => {
+            // Not monotone: a marker byte, and a length condition.
+            let marker = rng.u8(..);
+            let modulus = rng.usize(2..5);
+            let mut input = noise(rng, len);
+            input.push(marker);
+            while input.len() % modulus == 0 {
+                input.push(alphabet[0]);
+            }
+            let pred = move |s: &[u8]| s.contains(&marker) && s.len() % modulus != 0;
+            (format!("{marker} and len % {modulus} != 0"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+        }
+        4 => {
+            // A position-dependent pair: a[i] + a[i+1] large somewhere.
+            let target = rng.u16(2..400);
+            let mut input = noise(rng, len);
+            let at = rng.usize(..input.len());
+            input.insert(at, 255);
+            input.insert(at, 255);
+            let pred = move |s: &[u8]| s.windows(2).any(|w| u16::from(w[0]) + u16::from(w[1]) >= target);
+            (format!("pair sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+        }
+        _ => {
+            // Structured: a flagged list whose elements must hold enough large values.
+            let t = rng.u8(..200);
+            let k = rng.usize(1..4);
+            let mut input = Vec::new();
+            for _ in 0..rng.usize(k..40) {
+                input.extend([1 | rng.u8(..) << 1, rng.u8(..)]);
+            }
+            for _ in 0..k {
+                let at = rng.usize(..=input.len() / 2) * 2;
+                input.splice(at..at, [1, rng.u8(t..=255)]);
+            }
+            input.push(0);
+            input.extend(noise(rng, 10));
+            let oracle = move |s: &[u8]| {
+                let (elements, examples) = flagged_list(s);
+                if elements.iter().filter(|&&e| e >= t).count() >= k {
+                    Verdict::Interesting(examples)
+                } else {
+                    Verdict::Boring
+                }
+            };
+            (format!("list with {k} elements >= {t}"), Box::new(oracle), input)
+        }
+    }
+}
+
+fn is_subsequence(pattern: &[u8], s: &[u8]) -> bool {
+    let mut it = s.iter();
+    pattern.iter().all(|p| it.any(|b| b == p))
+}
+
+/// Asserts that no single deletion or lowering of `best` is interesting.
+fn assert_one_minimal(name: &str, oracle: &Pure, best: &TestCase, exhaustive: bool) {
+    let bytes = &best.bytes;
+    for i in 0..bytes.len() {
+        let deleted = delete_ranges(bytes, &[i..i + 1]);
+        assert!(!oracle(&deleted).is_interesting(), "{name}: deleting byte {i} of {bytes:?} is interesting");
+        let lower: Vec<u8> = match (exhaustive, bytes[i]) {
+            (_, 0) => vec![],
+            (true, b) => (0..b).collect(),
+            (false, b) => vec![0, b - 1],
+        };
+        for v in lower {
+            let mut lowered = bytes.clone();
+            lowered[i] = v;
+            assert!(!oracle(&lowered).is_interesting(), "{name}: byte {i} of {bytes:?} lowered to {v} is interesting");
+        }
+    }
+    for e in &best.examples {
+        let deleted = delete_ranges(bytes, &[e.front.clone(), e.back.clone()]);
+        if deleted.len() < bytes.len() {
+            assert!(!oracle(&deleted).is_interesting(), "{name}: deleting example {e:?} of {bytes:?} is interesting");
+        }
+    }
+}
+
+fn check(seed: u64, options: &ReduceOptions) {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let (name, oracle, input) = random_case(&mut rng);
+    assert!(oracle(&input).is_interesting(), "{name}: the generated input must be interesting");
+    let first = reduce_with(&input, |s: &[u8]| oracle(s), options, &mut Quiet).unwrap();
+    let again = reduce_with(&input, |s: &[u8]| oracle(s), options, &mut Quiet).unwrap();
+    let best = &first.best;
+    assert!(oracle(&best.bytes).is_interesting(), "{name}: the result is not interesting");
+    assert!(shortlex(&best.bytes, &input).is_le(), "{name}: the result is worse than the input");
+    assert_eq!(best.bytes, again.best.bytes, "{name}: not deterministic");
+    assert_eq!(first.stats.tests, again.stats.tests, "{name}: not deterministic");
+    assert_eq!(first.stats.stop, Some(StopReason::Done));
+    assert_one_minimal(&name, &oracle, best, options.exhaustive_lowering);
+}
+
+#[test]
+fn random_predicates_reduce_to_interesting_deterministic_one_minimal_results() {
+    for seed in 0..300 {
+        check(seed, &ReduceOptions::default());
+    }
+}
+
+#[test]
+fn random_order_keeps_every_property_for_a_seed() {
+    for seed in 0..150 {
+        check(seed, &ReduceOptions { order: Order::Random { seed: seed * 7 + 1 }, ..ReduceOptions::default() });
+    }
+}
+
+#[test]
+fn exhaustive_lowering_leaves_no_smaller_byte_value_interesting() {
+    for seed in 0..100 {
+        check(seed, &ReduceOptions { exhaustive_lowering: true, ..ReduceOptions::default() });
+    }
+}
+
+#[test]
+fn budgets_stop_with_the_best_so_far() {
+    let input: Vec<u8> = (0..=255).collect();
+    let oracle = |s: &[u8]| Verdict::from_bool(s.contains(&200));
+    let options = ReduceOptions { max_tests: Some(10), ..ReduceOptions::default() };
+    let reduction = reduce_with(&input, oracle, &options, &mut Quiet).unwrap();
+    assert_eq!(reduction.stats.tests, 10);
+    assert_eq!(reduction.stats.stop, Some(StopReason::TestBudget));
+    assert!(reduction.best.bytes.contains(&200) && reduction.best.len() < input.len());
+}
+
+#[test]
+fn a_raised_cancel_flag_stops_before_the_next_test() {
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    let oracle = move |s: &[u8]| {
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        Verdict::from_bool(s.contains(&7))
+    };
+    let options = ReduceOptions { cancel: Some(cancel), ..ReduceOptions::default() };
+    let reduction = reduce_with(&[1, 7, 9], oracle, &options, &mut Quiet).unwrap();
+    assert_eq!(reduction.stats.stop, Some(StopReason::Cancelled));
+    assert_eq!(reduction.stats.tests, 1);
+}
+
+#[test]
+fn a_failing_oracle_stops_with_the_best_so_far() {
+    let mut calls = 0;
+    let oracle = Fallible(|s: &[u8]| {
+        calls += 1;
+        if calls > 3 {
+            anyhow::bail!("the fork server died");
+        }
+        Ok(Verdict::from_bool(s.contains(&7)))
+    });
+    let reduction = reduce_with(&[1, 2, 3, 4, 7, 9], oracle, &ReduceOptions::default(), &mut Quiet).unwrap();
+    assert!(matches!(reduction.stats.stop, Some(StopReason::OracleFailed(ref m)) if m.contains("fork server died")));
+    assert!(reduction.best.bytes.contains(&7));
+}
+
+#[test]
+fn an_uninteresting_input_is_an_error() {
+    let err = reduce(b"abc", |_: &[u8]| Verdict::Boring).unwrap_err();
+    assert!(matches!(err, ReduceError::InitialNotInteresting));
+}
+
+#[test]
+fn observers_see_every_improvement_in_order() {
+    #[derive(Default)]
+    struct Record(Vec<Vec<u8>>, u64);
+    impl Observer for Record {
+        fn progress(&mut self, _: &Progress) {
+            self.1 += 1;
+        }
+        fn improved(&mut self, best: &TestCase) {
+            self.0.push(best.bytes.clone());
+        }
+    }
+    let mut record = Record::default();
+    let oracle = |s: &[u8]| Verdict::from_bool(s.contains(&b'!'));
+    let reduction = reduce_with(b"hello, world!", oracle, &ReduceOptions::default(), &mut record).unwrap();
+    assert_eq!(record.0.last(), Some(&reduction.best.bytes));
+    assert!(record.0.windows(2).all(|w| better(&w[1], &w[0])));
+    assert_eq!(record.0.len() as u64, reduction.stats.successes);
+    assert!(record.1 > 0);
+    assert_eq!(reduction.best.bytes, b"!");
+}

@@ -229,3 +229,30 @@ fn observers_see_every_improvement_in_order() {
     assert!(record.1 > 0);
     assert_eq!(reduction.best.bytes, b"!");
 }
+
+#[test]
+#[ignore]
+fn scratch_tune() {
+    let mut rng = fastrand::Rng::with_seed(1);
+    let cases: Vec<(&str, Box<dyn Fn(&[u8]) -> bool>, Vec<u8>)> = vec![
+        ("substr64k", Box::new(|s: &[u8]| s.windows(5).any(|w| w == b"CRASH")), {
+            let mut v: Vec<u8> = (0..65536).map(|_| rng.u8(b'a'..=b'z')).collect();
+            v.splice(40000..40000, *b"CRASH");
+            v
+        }),
+        ("subseq16k", Box::new(|s: &[u8]| is_subsequence(&[0xAA, 0xBB, 0xCC], s)), {
+            let mut v: Vec<u8> = (0..16384).map(|_| rng.u8(0..100)).collect();
+            v[1000] = 0xAA;
+            v[9000] = 0xBB;
+            v[15000] = 0xCC;
+            v
+        }),
+        ("count20of1k", Box::new(|s: &[u8]| s.iter().filter(|&&b| b == b'A').count() >= 20), {
+            (0..1024).map(|_| rng.u8(b'A'..=b'Z')).collect()
+        }),
+    ];
+    for (name, pred, input) in cases {
+        let r = reduce_with(&input, |s: &[u8]| Verdict::from_bool(pred(s)), &ReduceOptions::default(), &mut Quiet).unwrap();
+        eprintln!("{name}: {} -> {} in {} tests\n{}", input.len(), r.best.len(), r.stats.tests, r.stats);
+    }
+}

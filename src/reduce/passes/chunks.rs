@@ -4,12 +4,27 @@ use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::delete_ranges;
 
+/// How many of the largest chunk sizes the coarse pass tries.
+const COARSE_LEVELS: usize = 3;
+
 /// Chooses a chunk size (a power of two, largest first) and a chunk, and
 /// deletes it.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_chunk(sh, chooser, usize::MAX)
+}
+
+/// The same with only the few largest chunk sizes (halves, quarters,
+/// eighths): cheap when most of a large input is noise around one region,
+/// and left to the adaptive block deletion below that.
+pub(crate) fn coarse(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_chunk(sh, chooser, COARSE_LEVELS)
+}
+
+fn delete_chunk(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, max_levels: usize) -> StepResult {
     let len = sh.best().len();
     let levels = if len == 0 { 0 } else { len.ilog2() as usize + 1 };
-    let level = chooser.choose(levels, |_| true)?;
+    let skipped = levels.saturating_sub(max_levels);
+    let level = skipped + chooser.choose(levels - skipped, |_| true)?;
     let size = 1usize << level;
     let chunk = chooser.choose(len.div_ceil(size), |_| true)?;
     let candidate = delete_ranges(&sh.best().bytes, &[chunk * size..((chunk + 1) * size).min(len)]);

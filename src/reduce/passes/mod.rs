@@ -46,6 +46,7 @@ pub(crate) struct PassDef {
 pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
+    PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },

@@ -2,8 +2,22 @@
 //!
 //! The library holds the pipeline behind the `cargo minimize-crash` binary; its
 //! heart is [`reduce`], a structure-aware test-case reducer that works with any
-//! oracle.
+//! oracle. The modules follow the data flow: [`cli`] -> [`options`] -> [`run`],
+//! which drives an [`exec`]utor, judges each outcome by its [`signature`],
+//! lets the reducer choose candidates, and saves results through [`output`],
+//! [`progress`] and [`report`].
 
 #![warn(missing_docs)]
 
+pub mod cli;
+pub mod exec;
+pub mod exit_code;
+pub mod interrupt;
+pub mod options;
+pub mod output;
+pub mod progress;
 pub mod reduce;
+pub mod report;
+pub mod run;
+pub mod signature;
+pub mod synthetic;

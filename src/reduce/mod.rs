@@ -22,7 +22,7 @@ use std::time::Duration;
 
 pub use oracle::{Fallible, Oracle, Verdict};
 pub use stats::{Observer, PassStats, Progress, Quiet, Stats, StopReason};
-pub use testcase::{better, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase};
+pub use testcase::{better, delete_range, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase};
 
 /// In which order a pass explores its choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,12 +127,7 @@ pub fn reduce_from(
 /// Runs the single pass `name` (one of [`passes::names`]) from a test case
 /// known to be interesting until it stops paying; `None` for an unknown name.
 /// For tests and for studying one pass in isolation.
-pub fn run_pass(
-    name: &str,
-    initial: TestCase,
-    mut oracle: impl Oracle,
-    options: &ReduceOptions,
-) -> Option<Reduction> {
+pub fn run_pass(name: &str, initial: TestCase, mut oracle: impl Oracle, options: &ReduceOptions) -> Option<Reduction> {
     let mut quiet = Quiet;
     let shrinker = shrinker::Shrinker::new(initial, &mut oracle, options, &mut quiet);
     scheduler::run_single(shrinker, name)

@@ -6,8 +6,11 @@ use super::*;
 /// A pure oracle: the same answer for the same bytes, every time.
 type Pure = Box<dyn Fn(&[u8]) -> Verdict>;
 
+/// A named random case: its name, its oracle and an input it accepts.
+type Case = (String, Pure, Vec<u8>);
+
 /// A random predicate and an input it accepts.
-fn random_case(rng: &mut fastrand::Rng) -> (String, Pure, Vec<u8>) {
+fn random_case(rng: &mut fastrand::Rng) -> Case {
     let alphabet: Vec<u8> = (0..rng.usize(2..8)).map(|_| rng.u8(..)).collect();
     let noise = |rng: &mut fastrand::Rng, len: usize| -> Vec<u8> {
         (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect()
@@ -105,7 +108,7 @@ fn is_subsequence(pattern: &[u8], s: &[u8]) -> bool {
 fn assert_one_minimal(name: &str, oracle: &Pure, best: &TestCase, exhaustive: bool) {
     let bytes = &best.bytes;
     for i in 0..bytes.len() {
-        let deleted = delete_ranges(bytes, &[i..i + 1]);
+        let deleted = delete_range(bytes, i..i + 1);
         assert!(!oracle(&deleted).is_interesting(), "{name}: deleting byte {i} of {bytes:?} is interesting");
         let lower: Vec<u8> = match (exhaustive, bytes[i]) {
             (_, 0) => vec![],
@@ -228,31 +231,4 @@ fn observers_see_every_improvement_in_order() {
     assert_eq!(record.0.len() as u64, reduction.stats.successes);
     assert!(record.1 > 0);
     assert_eq!(reduction.best.bytes, b"!");
-}
-
-#[test]
-#[ignore]
-fn scratch_tune() {
-    let mut rng = fastrand::Rng::with_seed(1);
-    let cases: Vec<(&str, Box<dyn Fn(&[u8]) -> bool>, Vec<u8>)> = vec![
-        ("substr64k", Box::new(|s: &[u8]| s.windows(5).any(|w| w == b"CRASH")), {
-            let mut v: Vec<u8> = (0..65536).map(|_| rng.u8(b'a'..=b'z')).collect();
-            v.splice(40000..40000, *b"CRASH");
-            v
-        }),
-        ("subseq16k", Box::new(|s: &[u8]| is_subsequence(&[0xAA, 0xBB, 0xCC], s)), {
-            let mut v: Vec<u8> = (0..16384).map(|_| rng.u8(0..100)).collect();
-            v[1000] = 0xAA;
-            v[9000] = 0xBB;
-            v[15000] = 0xCC;
-            v
-        }),
-        ("count20of1k", Box::new(|s: &[u8]| s.iter().filter(|&&b| b == b'A').count() >= 20), {
-            (0..1024).map(|_| rng.u8(b'A'..=b'Z')).collect()
-        }),
-    ];
-    for (name, pred, input) in cases {
-        let r = reduce_with(&input, |s: &[u8]| Verdict::from_bool(pred(s)), &ReduceOptions::default(), &mut Quiet).unwrap();
-        eprintln!("{name}: {} -> {} in {} tests\n{}", input.len(), r.best.len(), r.stats.tests, r.stats);
-    }
 }

@@ -1,7 +1,8 @@
 //! The scheduler: which pass runs when, for how long, demotion, restarts, and the final 1-minimality round.
 //!
-//! Rounds run the passes in tier order (deletions, then lowering, then
-//! rearrangements). Each pass takes steps until its choices are used up on the
+//! Rounds run the passes in tier order (cheap deletions, costlier shrinking
+//! moves, then lowering, which only runs in a round where nothing shorter was
+//! found, since shortlex puts size first). Each pass takes steps until its choices are used up on the
 //! current test case or it fails `max_failures` tested steps in a row; its
 //! place is kept, so the next round resumes it there. A success in a later
 //! tier sends the round back to the cheap deletions (multi-course with
@@ -79,6 +80,10 @@ impl Scheduler {
         loop {
             let mut progress = false;
             for &p in &order {
+                if progress && self.passes[p].def.tier == Tier::Lower {
+                    // Size first: lower only once nothing shorter turns up.
+                    break;
+                }
                 match self.run_pass(sh, p, false) {
                     Err(stop) => return stop,
                     Ok(paid) => {

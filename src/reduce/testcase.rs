@@ -149,6 +149,14 @@ pub fn better(a: &[u8], b: &[u8]) -> bool {
     shortlex(a, b) == Ordering::Less
 }
 
+/// A copy of `bytes` without `range`.
+pub fn delete_range(bytes: &[u8], range: Range<usize>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() - range.len());
+    out.extend_from_slice(&bytes[..range.start]);
+    out.extend_from_slice(&bytes[range.end..]);
+    out
+}
+
 /// A copy of `bytes` with the given ranges removed. Ranges may overlap or be unsorted.
 pub fn delete_ranges(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<u8> {
     let edits: Vec<(Range<usize>, &[u8])> = ranges.iter().map(|r| (r.clone(), &[][..])).collect();
@@ -161,7 +169,8 @@ pub fn delete_ranges(bytes: &[u8], ranges: &[Range<usize>]) -> Vec<u8> {
 /// concatenation of the replacements (only sensible for deletions, which is the
 /// only case where callers overlap).
 pub fn replace_ranges(bytes: &[u8], edits: &[(Range<usize>, &[u8])]) -> Vec<u8> {
-    let mut edits: Vec<&(Range<usize>, &[u8])> = edits.iter().filter(|(r, new)| !r.is_empty() || !new.is_empty()).collect();
+    let mut edits: Vec<&(Range<usize>, &[u8])> =
+        edits.iter().filter(|(r, new)| !r.is_empty() || !new.is_empty()).collect();
     edits.sort_by_key(|(r, _)| (r.start, r.end));
     let mut out = Vec::with_capacity(bytes.len());
     let mut pos = 0;

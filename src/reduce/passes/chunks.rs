@@ -2,7 +2,7 @@
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::delete_ranges;
+use super::super::testcase::delete_range;
 
 /// How many of the largest chunk sizes the coarse pass tries.
 const COARSE_LEVELS: usize = 3;
@@ -27,7 +27,7 @@ fn delete_chunk(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, max_levels: us
     let level = skipped + chooser.choose(levels - skipped, |_| true)?;
     let size = 1usize << level;
     let chunk = chooser.choose(len.div_ceil(size), |_| true)?;
-    let candidate = delete_ranges(&sh.best().bytes, &[chunk * size..((chunk + 1) * size).min(len)]);
+    let candidate = delete_range(&sh.best().bytes, chunk * size..((chunk + 1) * size).min(len));
     sh.consider(candidate)?;
     Ok(())
 }

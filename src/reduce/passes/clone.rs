@@ -14,11 +14,8 @@ const MAX_SOURCES: usize = 8;
 /// one of its own descendants shrinks recursive structures by whole levels.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.best().clone();
-    let contents: Vec<(Vec<u8>, Vec<u8>)> = tc
-        .examples
-        .iter()
-        .map(|e| (tc.bytes[e.front.clone()].to_vec(), tc.bytes[e.back.clone()].to_vec()))
-        .collect();
+    let contents: Vec<(Vec<u8>, Vec<u8>)> =
+        tc.examples.iter().map(|e| (tc.bytes[e.front.clone()].to_vec(), tc.bytes[e.back.clone()].to_vec())).collect();
     let targets = by_size(&tc.examples, |i| !sources(&tc, &contents, i).is_empty());
     let target = targets[chooser.choose(targets.len(), |_| true)?];
     let sources = sources(&tc, &contents, target);

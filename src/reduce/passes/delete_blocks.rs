@@ -2,7 +2,7 @@
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::delete_ranges;
+use super::super::testcase::delete_range;
 use super::find_integer;
 
 /// Chooses an index `i` (from the end, moving down) and deletes the largest
@@ -17,7 +17,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         if k > i + 1 {
             return Ok(false);
         }
-        sh.consider(delete_ranges(&bytes, &[i + 1 - k..i + 1]))
+        sh.consider(delete_range(&bytes, i + 1 - k..i + 1))
     })?;
     if deleted > 0 {
         // Continue just before the deleted block; from the top when it reached the start.

@@ -10,6 +10,7 @@ mod chunks;
 mod clone;
 mod delete_blocks;
 mod delete_examples;
+mod lengths;
 mod lower;
 mod sort;
 mod trim;
@@ -22,10 +23,11 @@ use super::shrinker::{Halt, Shrinker, StepResult};
 pub(crate) enum Tier {
     /// Cheap deletions that remove the most per test: always first.
     Delete,
-    /// Lowering: makes the input simpler without making it shorter.
+    /// Costlier or speculative moves that make the input shorter.
+    Shrink,
+    /// Moves that make the input simpler without making it shorter: run only
+    /// when nothing shorter is found, since shortlex puts size first.
     Lower,
-    /// Expensive or speculative moves; a success here restarts from the first tier.
-    Rearrange,
 }
 
 /// One pass.
@@ -48,13 +50,15 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
+    PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
+    PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
+    PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
+    PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
-    PassDef { name: "replace-with-simpler", tier: Tier::Rearrange, guarantee: false, step: clone::step },
-    PassDef { name: "sort-siblings", tier: Tier::Rearrange, guarantee: false, step: sort::step },
-    PassDef { name: "delete-chunks", tier: Tier::Rearrange, guarantee: false, step: chunks::step },
+    PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
 ];
 
 /// The names of all passes, for `--pass` style selection and tests.

@@ -2,7 +2,7 @@
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Halt, Shrinker, StepResult};
-use super::super::testcase::delete_ranges;
+use super::super::testcase::delete_range;
 
 /// Deletes the unread middle of the input in one test. Needs examples: with
 /// none, nothing is known to be unread.
@@ -17,7 +17,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, _chooser: &mut Chooser<'_>) -> StepRes
     if read_front >= read_back {
         return Err(Halt::Dead);
     }
-    let candidate = delete_ranges(&best.bytes, &[read_front..read_back]);
+    let candidate = delete_range(&best.bytes, read_front..read_back);
     sh.consider(candidate)?;
     Ok(())
 }

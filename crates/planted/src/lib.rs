@@ -1,0 +1,71 @@
+//! Planted bugs: small, plausible input parsers, each with one bug that a
+//! fuzzer would find, for cargo-minimize-crash's bundled samples and tests.
+//!
+//! Every raw-bytes target is a function `fn(&[u8]) -> Result<_, Error>`: an
+//! `Err` is a rejected input (a fuzz target ignores it), the bug is a panic, a
+//! stack overflow, an endless loop or a killed process. The same functions are
+//! called by the cargo-fuzz project in `fuzz/` and by the `planted-replay`
+//! binary, which replays one input the way `./fuzz_target -runs=1 FILE` does.
+
+#![warn(missing_docs)]
+
+pub mod image;
+pub mod nest;
+pub mod rle;
+pub mod scene;
+pub mod tlv;
+pub mod vm;
+
+use std::fmt;
+
+/// Why an input was rejected (not a bug: the parser said no).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error(pub &'static str);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The result of a raw-bytes target.
+pub type Result<T> = std::result::Result<T, Error>;
+
+/// A raw-bytes target: its name, what its bug does, and the function.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    /// The name used by `planted-replay` and the fuzz target's file name.
+    pub name: &'static str,
+    /// The planted bug, in a few words.
+    pub bug: &'static str,
+    /// Runs the target on one input; `Err` means the input was rejected.
+    pub run: fn(&[u8]) -> Result<()>,
+}
+
+/// Every raw-bytes target.
+pub const TARGETS: &[Target] = &[
+    Target { name: "tlv", bug: "index out of bounds deep in a chunk parser", run: |d| tlv::parse(d).map(drop) },
+    Target { name: "image", bug: "frame area overflows u32", run: |d| image::decode(d).map(drop) },
+    Target {
+        name: "nest",
+        bug: "unbounded recursion: stack overflow on deep brackets",
+        run: |d| nest::parse(d).map(drop),
+    },
+    Target {
+        name: "rle",
+        bug: "endless loop on a zero jump (and a panic on a zero distance)",
+        run: |d| rle::decode(d).map(drop),
+    },
+    Target {
+        name: "vm",
+        bug: "abort on a double free (and a wild write through a null slot)",
+        run: |d| vm::run(d).map(drop),
+    },
+];
+
+/// The raw-bytes target called `name`.
+pub fn target(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}

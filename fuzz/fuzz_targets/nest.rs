@@ -1,0 +1,8 @@
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    // Rejected inputs are fine; the planted bug panics, loops or kills the process.
+    let _ = planted::nest::parse(data);
+});

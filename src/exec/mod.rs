@@ -1,0 +1,64 @@
+//! Executors: run the target once on a candidate input and report what the process did, as a value.
+//!
+//! One trait at the process seam. [`process`] runs a command per test (the
+//! `--exec` mode, the universal fallback); the fork-server client will be the
+//! second implementation, and tests can plug in a closure.
+
+pub mod process;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::time::Duration;
+
+pub use process::{CommandLine, ProcessExecutor, RunningGroup};
+
+/// How the process ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It exited with this code.
+    Exited(i32),
+    /// A signal killed it.
+    Signaled(i32),
+    /// It ran past the time limit and was killed (with its process group).
+    Timeout,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Status::Exited(code) => write!(f, "exited with code {code}"),
+            Status::Signaled(signal) => write!(f, "killed by signal {signal} ({})", signal_name(signal)),
+            Status::Timeout => f.write_str("timed out"),
+        }
+    }
+}
+
+/// The conventional name of a signal number (`SIGABRT`), or `SIG?`.
+pub fn signal_name(signal: i32) -> &'static str {
+    nix::sys::signal::Signal::try_from(signal).map_or("SIG?", |s| s.as_str())
+}
+
+/// What one run of the target did: a value, never an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// How the process ended.
+    pub status: Status,
+    /// The last bytes it wrote to stderr (at most [`process::CAPTURE_LIMIT`]).
+    pub stderr: Vec<u8>,
+    /// Wall time from spawn to exit.
+    pub duration: Duration,
+}
+
+impl Outcome {
+    /// The captured stderr as text (lossy).
+    pub fn stderr_text(&self) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.stderr)
+    }
+}
+
+/// Runs the target on one input.
+pub trait Executor {
+    /// Runs it once. An `Err` means the run itself failed (the program could
+    /// not be started, the input could not be written), not that it crashed.
+    fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome>;
+}

@@ -1,0 +1,123 @@
+//! Length fields: binary formats prefix records with their length, so deleting a record means deleting exactly as many bytes as a nearby field says.
+//!
+//! Block deletion grows blocks by doubling and binary search, which assumes
+//! that what can be cut whole can be cut in part; a length-prefixed record
+//! (tag, length, payload) breaks that: only its exact size can go. These passes
+//! read the bytes near a position as candidate length fields (u8, u16 and u32,
+//! either endianness) and try the sizes they imply.
+
+use super::super::choice::Chooser;
+use super::super::shrinker::{Shrinker, StepResult};
+use super::super::testcase::{delete_range, replace_ranges};
+use super::find_integer;
+
+/// Field encodings tried: width in bytes, little-endian.
+const FIELDS: [(usize, bool); 5] = [(1, true), (2, true), (2, false), (4, true), (4, false)];
+
+/// How far into a record its length field may start (after a tag or flags).
+const MAX_HEADER: usize = 4;
+
+fn read(bytes: &[u8], at: usize, width: usize, little: bool) -> Option<u64> {
+    let field = bytes.get(at..at + width)?;
+    let fold = |acc: u64, &b: &u8| acc << 8 | u64::from(b);
+    Some(if little { field.iter().rev().fold(0, fold) } else { field.iter().fold(0, fold) })
+}
+
+fn write(value: u64, width: usize, little: bool) -> Vec<u8> {
+    let be = value.to_be_bytes();
+    let mut field = be[8 - width..].to_vec();
+    if little {
+        field.reverse();
+    }
+    field
+}
+
+/// The record sizes the bytes at `start` suggest: header up to the field, the
+/// field, and the payload it announces. Ascending, so the chooser's reverse
+/// order meets the largest first.
+fn record_sizes(bytes: &[u8], start: usize) -> Vec<usize> {
+    let room = bytes.len() - start;
+    let mut sizes: Vec<usize> = (0..MAX_HEADER)
+        .flat_map(|offset| FIELDS.iter().map(move |&(width, little)| (offset, width, little)))
+        .filter_map(|(offset, width, little)| {
+            let value = usize::try_from(read(bytes, start + offset, width, little)?).ok()?;
+            value.checked_add(offset + width)
+        })
+        .filter(|&size| size >= 2 && size <= room)
+        .collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    sizes
+}
+
+/// Chooses a start (from the end) and a record size suggested by the bytes
+/// there, and deletes exactly that many bytes.
+pub(crate) fn delete_records(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let bytes = sh.best().bytes.clone();
+    let start = chooser.choose(bytes.len(), |s| !record_sizes(&bytes, s).is_empty())?;
+    let sizes = record_sizes(&bytes, start);
+    let size = sizes[chooser.choose(sizes.len(), |_| true)?];
+    sh.consider(delete_range(&bytes, start..start + size))?;
+    Ok(())
+}
+
+/// Chooses a field (position and encoding) with a nonzero value and a side of
+/// the payload it announces, then lowers the field by `d` while deleting `d`
+/// payload bytes there, for the largest `d` that stays interesting.
+pub(crate) fn shrink_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let bytes = sh.best().bytes.clone();
+    let fits = |at: usize, (width, little): (usize, bool)| {
+        read(&bytes, at, width, little).is_some_and(|v| v > 0 && v <= (bytes.len() - at - width) as u64)
+    };
+    let at = chooser.choose(bytes.len(), |at| FIELDS.iter().any(|&f| fits(at, f)))?;
+    let (width, little) = FIELDS[chooser.choose(FIELDS.len(), |f| fits(at, FIELDS[f]))?];
+    let from_end = chooser.choose(2, |_| true)? == 1;
+    let value = read(&bytes, at, width, little).unwrap_or(0) as usize;
+    let payload = at + width..at + width + value;
+    find_integer(|d| {
+        if d > value {
+            return Ok(false);
+        }
+        let cut = if from_end { payload.end - d..payload.end } else { payload.start..payload.start + d };
+        let field = write((value - d) as u64, width, little);
+        sh.consider(replace_ranges(&bytes, &[(at..at + width, &field), (cut, &[])]))
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::Verdict;
+
+    /// Tag, u16 little-endian length, payload; interesting when a record with tag 7 follows a well-formed prefix.
+    fn has_tag_7(input: &[u8]) -> Verdict {
+        let mut pos = 0;
+        while pos < input.len() {
+            let Some(header) = input.get(pos..pos + 3) else { return Verdict::Boring };
+            let len = usize::from(u16::from_le_bytes([header[1], header[2]]));
+            if input.len() < pos + 3 + len {
+                return Verdict::Boring;
+            }
+            if header[0] == 7 {
+                return Verdict::from_bool(len > 0 && input[pos + 3] == 0xEE);
+            }
+            pos += 3 + len;
+        }
+        Verdict::Boring
+    }
+
+    #[test]
+    fn deletes_whole_length_prefixed_records() {
+        let input = [1, 3, 0, 9, 9, 9, 2, 1, 0, 5, 7, 2, 0, 0xEE, 4, 3, 1, 0, 8];
+        // The sweep starts at the end, where `[1, 0, 8]` reads as a record of
+        // its own; the lone `3` left is block deletion's job.
+        assert_eq!(run("delete-records", &input, has_tag_7), [7, 2, 0, 0xEE, 4, 3]);
+    }
+
+    #[test]
+    fn shrinks_a_payload_together_with_its_length() {
+        let input = [7, 6, 0, 0xEE, 1, 2, 3, 4, 5];
+        assert_eq!(run("shrink-payloads", &input, has_tag_7), [7, 1, 0, 0xEE]);
+    }
+}

@@ -1,0 +1,134 @@
+//! The final summary: for humans on stderr, as JSON on stdout (`--json`).
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::reduce::{Stats, StopReason};
+use crate::signature::{Level, Signature};
+
+/// What a run did, in one value.
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    /// The fuzz target's name, when given.
+    pub target: Option<String>,
+    /// The crash file that was minimized.
+    pub crash: PathBuf,
+    /// Where the result is.
+    pub output: PathBuf,
+    /// The crash's size in bytes.
+    pub initial_size: usize,
+    /// The result's size in bytes.
+    pub final_size: usize,
+    /// Tests the reducer ran (the initial test included).
+    pub tests: u64,
+    /// Improvements found.
+    pub improvements: u64,
+    /// Candidates not run because they had been run before.
+    pub cache_hits: u64,
+    /// The reduction's wall time, in seconds.
+    pub seconds: f64,
+    /// Tests per second.
+    pub tests_per_second: f64,
+    /// The crash being preserved.
+    pub signature: Signature,
+    /// How closely candidates had to match it.
+    pub signature_level: Level,
+    /// Whether the original crashed differently (or not at all) on some of its first runs.
+    pub flaky: bool,
+    /// Why the reduction stopped: `done`, `test-budget`, `time-budget`, `interrupted`, `oracle-failed`.
+    pub stop_reason: &'static str,
+    /// The same, in words.
+    pub stop: String,
+    /// Whether the result crashed the same way when run again (absent when interrupted).
+    pub verified: Option<bool>,
+    /// The seed, when the order was random.
+    pub seed: Option<u64>,
+    /// A command that reproduces the crash from the result.
+    pub reproduce: String,
+    /// Per-pass counters.
+    pub passes: Vec<PassSummary>,
+    /// The reducer's statistics, for the human rendering.
+    #[serde(skip)]
+    pub stats: Stats,
+}
+
+/// One pass's counters.
+#[derive(Clone, Debug, Serialize)]
+pub struct PassSummary {
+    /// The pass.
+    pub name: &'static str,
+    /// Choices explored.
+    pub steps: u64,
+    /// Candidates run.
+    pub tests: u64,
+    /// Improvements.
+    pub successes: u64,
+    /// Bytes removed.
+    pub bytes_removed: u64,
+}
+
+impl Summary {
+    /// Fills in the numbers that come straight from the reducer's statistics.
+    pub fn pass_summaries(stats: &Stats) -> Vec<PassSummary> {
+        stats
+            .passes
+            .iter()
+            .map(|p| PassSummary {
+                name: p.name,
+                steps: p.steps,
+                tests: p.tests,
+                successes: p.successes,
+                bytes_removed: p.bytes_removed,
+            })
+            .collect()
+    }
+
+    /// A stop reason's short name.
+    pub fn stop_name(stop: Option<&StopReason>) -> &'static str {
+        match stop {
+            Some(StopReason::Done) | None => "done",
+            Some(StopReason::TestBudget) => "test-budget",
+            Some(StopReason::TimeBudget) => "time-budget",
+            Some(StopReason::Cancelled) => "interrupted",
+            Some(StopReason::OracleFailed(_)) => "oracle-failed",
+        }
+    }
+
+    /// The summary as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a summary always serializes")
+    }
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let saved = 100.0 * (1.0 - self.final_size as f64 / self.initial_size.max(1) as f64);
+        writeln!(f)?;
+        writeln!(f, "{}", self.stats)?;
+        writeln!(f)?;
+        writeln!(f, "  size       {} -> {} bytes ({saved:.1}% smaller)", self.initial_size, self.final_size)?;
+        writeln!(
+            f,
+            "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements",
+            self.tests, self.seconds, self.tests_per_second, self.improvements
+        )?;
+        writeln!(f, "  signature  {} (--signature {})", self.signature, self.signature_level)?;
+        if self.flaky {
+            writeln!(f, "  flaky      the original did not crash this way on every run")?;
+        }
+        if let Some(seed) = self.seed {
+            writeln!(f, "  seed       {seed} (--random-order --seed {seed})")?;
+        }
+        let verified = match self.verified {
+            Some(true) => "yes: the result crashes the same way when run again",
+            Some(false) => "NO: the result did not crash the same way when run again (flaky target?)",
+            None => "not re-run (interrupted)",
+        };
+        writeln!(f, "  verified   {verified}")?;
+        writeln!(f, "  stopped    {}", self.stop)?;
+        writeln!(f, "  output     {}", self.output.display())?;
+        write!(f, "  reproduce  {}", self.reproduce)
+    }
+}

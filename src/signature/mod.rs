@@ -1,0 +1,296 @@
+//! Crash signatures: what "the same bug" means, from a process's outcome, compared at four levels.
+//!
+//! A signature is a *kind* (panic, stack overflow, sanitizer bug type,
+//! libFuzzer's deadly signal, out of memory, timeout, signal, exit code), a
+//! *location* when one is known (the panic's `file:line:col`; the top frame of
+//! the program's own code in a sanitizer or libFuzzer stack trace), and a
+//! *message* with its numbers masked. The levels:
+//!
+//! - `strict`: kind, location and message;
+//! - `default`: kind and location (messages hold input-dependent numbers and
+//!   differ between toolchains);
+//! - `loose`: kind only (with its signal, exit code or sanitizer bug type);
+//! - `any`: any crash, timeouts included.
+//!
+//! Exit code 0 is no crash, whatever was printed. A timeout is its own kind,
+//! so a hang can be minimized on purpose and a crash never turns into a hang.
+
+pub mod parse;
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::exec::{signal_name, Outcome, Status};
+
+/// How closely a candidate's crash must match the original's.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Level {
+    /// Kind, location and message (numbers masked).
+    Strict,
+    /// Kind and location.
+    #[default]
+    Default,
+    /// Kind only.
+    Loose,
+    /// Any crash or timeout.
+    Any,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Strict => "strict",
+            Level::Default => "default",
+            Level::Loose => "loose",
+            Level::Any => "any",
+        })
+    }
+}
+
+/// What kind of failure a process had.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Kind {
+    /// A Rust panic.
+    Panic,
+    /// Rust's "has overflowed its stack".
+    StackOverflow,
+    /// A sanitizer report.
+    Sanitizer {
+        /// `AddressSanitizer`, ...
+        sanitizer: String,
+        /// `heap-buffer-overflow`, ...
+        bug: String,
+    },
+    /// libFuzzer caught a fatal signal (it does not say which).
+    DeadlySignal,
+    /// libFuzzer's out-of-memory report.
+    OutOfMemory,
+    /// Another libFuzzer error (`fuzz target exited`, ...).
+    LibFuzzer {
+        /// The error, as libFuzzer put it.
+        event: String,
+    },
+    /// Ran past the time limit (ours or libFuzzer's).
+    Timeout,
+    /// Killed by a signal, with nothing recognisable printed.
+    Signal {
+        /// The signal number.
+        signal: i32,
+    },
+    /// Exited with a non-zero code, with nothing recognisable printed.
+    Exit {
+        /// The exit code.
+        code: i32,
+    },
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Kind::Panic => f.write_str("panic"),
+            Kind::StackOverflow => f.write_str("stack overflow"),
+            Kind::Sanitizer { sanitizer, bug } => write!(f, "{sanitizer}: {bug}"),
+            Kind::DeadlySignal => f.write_str("libFuzzer: deadly signal"),
+            Kind::OutOfMemory => f.write_str("out of memory"),
+            Kind::LibFuzzer { event } => write!(f, "libFuzzer: {event}"),
+            Kind::Timeout => f.write_str("timeout"),
+            Kind::Signal { signal } => write!(f, "signal {signal} ({})", signal_name(*signal)),
+            Kind::Exit { code } => write!(f, "exit code {code}"),
+        }
+    }
+}
+
+/// What identifies a crash.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Signature {
+    /// The kind of failure.
+    #[serde(flatten)]
+    pub kind: Kind,
+    /// Where, when known.
+    pub location: Option<String>,
+    /// What it said, numbers masked, when it said something.
+    pub message: Option<String>,
+}
+
+impl Signature {
+    /// The crash in `outcome`, or `None` when it did not crash (exit code 0).
+    pub fn of(outcome: &Outcome) -> Option<Signature> {
+        let stderr = outcome.stderr_text();
+        let plain = |kind| Signature { kind, location: None, message: None };
+        match outcome.status {
+            Status::Timeout => return Some(plain(Kind::Timeout)),
+            Status::Exited(0) => return None,
+            Status::Exited(_) | Status::Signaled(_) => {}
+        }
+        if let Some(panic) = parse::panic(&stderr) {
+            let message = Some(parse::normalize_message(&panic.message)).filter(|m| !m.is_empty());
+            return Some(Signature { kind: Kind::Panic, location: Some(panic.location), message });
+        }
+        if parse::stack_overflow(&stderr) {
+            return Some(plain(Kind::StackOverflow));
+        }
+        let top_frame = || parse::top_user_frame(&stderr).map(|f| f.to_string());
+        if let Some(report) = parse::sanitizer(&stderr) {
+            return Some(Signature {
+                location: top_frame().or(report.summary_location),
+                message: Some(parse::normalize_message(&report.message)),
+                kind: Kind::Sanitizer { sanitizer: report.sanitizer, bug: report.bug },
+            });
+        }
+        if let Some(event) = parse::libfuzzer(&stderr) {
+            let kind = if event.starts_with("deadly signal") {
+                Kind::DeadlySignal
+            } else if event.starts_with("timeout") {
+                Kind::Timeout
+            } else if event.starts_with("out-of-memory") {
+                Kind::OutOfMemory
+            } else {
+                Kind::LibFuzzer { event: parse::normalize_message(&event) }
+            };
+            return Some(Signature { kind, location: top_frame(), message: None });
+        }
+        Some(match outcome.status {
+            Status::Signaled(signal) => plain(Kind::Signal { signal }),
+            Status::Exited(code) => plain(Kind::Exit { code }),
+            Status::Timeout => unreachable!("handled above"),
+        })
+    }
+
+    /// Whether `other` is the same crash as `self` at `level`.
+    pub fn matches(&self, other: &Signature, level: Level) -> bool {
+        match level {
+            Level::Any => true,
+            Level::Loose => self.kind == other.kind,
+            Level::Default => self.kind == other.kind && self.location == other.location,
+            Level::Strict => self == other,
+        }
+    }
+}
+
+impl fmt::Display for Signature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind)?;
+        if let Some(location) = &self.location {
+            write!(f, " at {location}")?;
+        }
+        if let Some(message) = &self.message {
+            let first = message.lines().next().unwrap_or("");
+            write!(f, ": {first}")?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn outcome(status: Status, stderr: &str) -> Outcome {
+        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO }
+    }
+
+    fn sig(status: Status, stderr: &str) -> Signature {
+        Signature::of(&outcome(status, stderr)).expect("a crash")
+    }
+
+    const PANIC_A: &str = "\nthread 'fuzz-target' (11) panicked at crates/planted/src/tlv.rs:143:5:\nindex out of bounds: the len is 3 but the index is 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+    const PANIC_B: &str = "\nthread 'fuzz-target' (99) panicked at crates/planted/src/tlv.rs:143:5:\nindex out of bounds: the len is 0 but the index is 0\n";
+    const PANIC_ELSEWHERE: &str =
+        "thread 'main' panicked at crates/planted/src/image.rs:80:29:\nframe area overflows u32\n";
+
+    #[test]
+    fn exit_code_zero_is_no_crash_whatever_was_printed() {
+        assert_eq!(Signature::of(&outcome(Status::Exited(0), PANIC_A)), None);
+    }
+
+    #[test]
+    fn a_panic_has_its_location_and_a_masked_message() {
+        let s = sig(Status::Exited(101), PANIC_A);
+        assert_eq!(s.kind, Kind::Panic);
+        assert_eq!(s.location.as_deref(), Some("crates/planted/src/tlv.rs:143:5"));
+        assert_eq!(s.message.as_deref(), Some("index out of bounds: the len is N but the index is N"));
+        assert_eq!(
+            s.to_string(),
+            "panic at crates/planted/src/tlv.rs:143:5: index out of bounds: the len is N but the index is N"
+        );
+    }
+
+    #[test]
+    fn the_same_panic_location_matches_by_default_whatever_the_numbers() {
+        let (a, b) = (sig(Status::Exited(101), PANIC_A), sig(Status::Signaled(6), PANIC_B));
+        assert!(a.matches(&b, Level::Default));
+        assert!(a.matches(&b, Level::Strict));
+        let elsewhere = sig(Status::Exited(101), PANIC_ELSEWHERE);
+        assert!(!a.matches(&elsewhere, Level::Default));
+        assert!(a.matches(&elsewhere, Level::Loose));
+    }
+
+    #[test]
+    fn strict_compares_messages() {
+        let a = sig(Status::Exited(101), "thread 'main' panicked at src/a.rs:1:1:\nbad tag 7\n");
+        let b = sig(Status::Exited(101), "thread 'main' panicked at src/a.rs:1:1:\nbad length 7\n");
+        assert!(a.matches(&b, Level::Default));
+        assert!(!a.matches(&b, Level::Strict));
+    }
+
+    #[test]
+    fn timeouts_are_their_own_kind() {
+        let hang = sig(Status::Timeout, "");
+        let panic = sig(Status::Exited(101), PANIC_A);
+        assert_eq!(hang.kind, Kind::Timeout);
+        assert!(!hang.matches(&panic, Level::Loose));
+        assert!(hang.matches(&panic, Level::Any));
+        let libfuzzer = sig(Status::Exited(70), "==5== ERROR: libFuzzer: timeout after 1 seconds\n");
+        assert!(hang.matches(&libfuzzer, Level::Default));
+    }
+
+    #[test]
+    fn signals_and_exit_codes_compare_by_number() {
+        let abort = sig(Status::Signaled(6), "vm: double free of handle 1\n");
+        let segv = sig(Status::Signaled(11), "");
+        assert_eq!(abort.to_string(), "signal 6 (SIGABRT)");
+        assert!(!abort.matches(&segv, Level::Loose));
+        assert!(abort.matches(&sig(Status::Signaled(6), ""), Level::Strict));
+        assert_ne!(sig(Status::Exited(1), "").kind, sig(Status::Exited(2), "").kind);
+    }
+
+    #[test]
+    fn a_stack_overflow_is_recognised_despite_the_abort() {
+        let s = sig(
+            Status::Signaled(6),
+            "\nthread 'fuzz-target' has overflowed its stack\nfatal runtime error: stack overflow, aborting\n",
+        );
+        assert_eq!(s.kind, Kind::StackOverflow);
+        assert!(!s.matches(&sig(Status::Signaled(6), ""), Level::Loose));
+    }
+
+    #[test]
+    fn a_libfuzzer_deadly_signal_is_located_by_its_top_user_frame() {
+        let stderr = "==4== ERROR: libFuzzer: deadly signal\n    #0 0x5 in __sanitizer_print_stack_trace /llvm/asan_stack.cpp:87:3\n    #1 0x6 in fuzzer::PrintStackTrace() /llvm/FuzzerUtil.cpp:210:5\n    #2 0xa in planted::vm::Slots::free::h00112233aabbccdd /src/vm.rs:120:13\n\n";
+        let s = sig(Status::Exited(77), stderr);
+        assert_eq!(s.kind, Kind::DeadlySignal);
+        assert_eq!(s.location.as_deref(), Some("planted::vm::Slots::free at /src/vm.rs:120:13"));
+    }
+
+    #[test]
+    fn an_address_sanitizer_report_is_kind_bug_type_and_frame() {
+        let stderr = "==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000001 (pc 0x55 bp 0x7f sp 0x7f T0)\n==1==The signal is caused by a WRITE memory access.\n    #0 0x55 in planted::vm::Slots::write /src/vm.rs:140:18\n\nSUMMARY: AddressSanitizer: SEGV /src/vm.rs:140:18 in planted::vm::Slots::write\n";
+        let s = sig(Status::Exited(1), stderr);
+        assert_eq!(s.kind, Kind::Sanitizer { sanitizer: "AddressSanitizer".into(), bug: "SEGV".into() });
+        assert_eq!(s.location.as_deref(), Some("planted::vm::Slots::write at /src/vm.rs:140:18"));
+    }
+
+    #[test]
+    fn signatures_serialize_flat() {
+        let s = sig(Status::Signaled(6), "");
+        assert_eq!(
+            serde_json::to_string(&s).unwrap(),
+            r#"{"kind":"signal","signal":6,"location":null,"message":null}"#
+        );
+    }
+}

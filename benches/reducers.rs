@@ -27,7 +27,7 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use cargo_minimize_crash::reduce::{reduce_with, Quiet, ReduceOptions};
+use cargo_minimize_crash::reduce::{reduce_with, Observer, Progress, Quiet, ReduceOptions};
 
 use cases::Case;
 
@@ -38,6 +38,9 @@ type Baseline = fn(&[u8], &mut dyn FnMut(&[u8]) -> bool) -> (Vec<u8>, u64);
 #[derive(Clone, Copy, Debug, Default)]
 struct Run {
     tests: u64,
+    /// Tests run when the final result was first tested: what it took to find
+    /// it, without the tests that then showed nothing better was near.
+    to_result: u64,
     size: usize,
     time: Duration,
 }
@@ -45,6 +48,7 @@ struct Run {
 impl std::ops::AddAssign for Run {
     fn add_assign(&mut self, other: Run) {
         self.tests += other.tests;
+        self.to_result += other.to_result;
         self.size += other.size;
         self.time += other.time;
     }
@@ -67,6 +71,9 @@ impl Row {
         if self.ours.tests >= self.lithium.tests {
             misses.push("tests >= lithium");
         }
+        if self.ours.to_result >= self.ddmin.to_result.min(self.lithium.to_result) {
+            misses.push("to result >= a baseline");
+        }
         if self.ours.size > self.ddmin.size {
             misses.push("larger than ddmin");
         }
@@ -88,7 +95,8 @@ fn main() {
         .into_iter()
         .filter(|c| !quick || c.small)
         .filter(|c| match filter {
-            Some(f) => c.name.contains(f.as_str()),
+            // Alternatives separated by `|`.
+            Some(f) => f.split('|').any(|f| c.name.contains(f)),
             None => true,
         })
         .collect();
@@ -97,11 +105,12 @@ fn main() {
         return;
     }
 
-    println!("| case | kind | input | ours tests | ours size | ddmin tests | ddmin size | lithium tests | lithium size | ours/ddmin | ours/lithium | misses |");
-    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
+    println!("| case | kind | input | ours tests | ours to result | ours size | ddmin tests | ddmin to result | ddmin size | lithium tests | lithium to result | lithium size | ours/ddmin | ours/lithium | misses |");
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|");
     let mut total = Row { ours: Run::default(), ddmin: Run::default(), lithium: Run::default() };
     let mut missing: Vec<String> = Vec::new();
     let mut larger: Vec<String> = Vec::new();
+    let mut slower: Vec<String> = Vec::new();
     let mut total_input = 0;
     // Sums of log(ours / baseline), for geometric means that no single large case dominates.
     let (mut log_ddmin, mut log_lithium) = (0.0, 0.0);
@@ -117,19 +126,25 @@ fn main() {
         if misses.iter().any(|m| m.starts_with("tests")) {
             missing.push(case.name.clone());
         }
+        if misses.iter().any(|m| m.starts_with("to result")) {
+            slower.push(case.name.clone());
+        }
         if misses.iter().any(|m| m.starts_with("larger")) {
             larger.push(case.name.clone());
         }
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             case.name,
             case.kind.name(),
             case.input.len(),
             row.ours.tests,
+            row.ours.to_result,
             row.ours.size,
             row.ddmin.tests,
+            row.ddmin.to_result,
             row.ddmin.size,
             row.lithium.tests,
+            row.lithium.to_result,
             row.lithium.size,
             ratio(row.ours.tests, row.ddmin.tests),
             ratio(row.ours.tests, row.lithium.tests),
@@ -143,14 +158,17 @@ fn main() {
         total.lithium += row.lithium;
     }
     println!(
-        "| **total** ({} cases) | | {} | {} | {} | {} | {} | {} | {} | {} | {} | |",
+        "| **total** ({} cases) | | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | |",
         cases.len(),
         total_input,
         total.ours.tests,
+        total.ours.to_result,
         total.ours.size,
         total.ddmin.tests,
+        total.ddmin.to_result,
         total.ddmin.size,
         total.lithium.tests,
+        total.lithium.to_result,
         total.lithium.size,
         ratio(total.ours.tests, total.ddmin.tests),
         ratio(total.ours.tests, total.lithium.tests),
@@ -164,6 +182,15 @@ fn main() {
     println!("Time: ours {:.2?}, ddmin {:.2?}, lithium {:.2?}.", total.ours.time, total.ddmin.time, total.lithium.time);
     println!();
     println!("{}", goals(&cases, &total, &missing, &larger));
+    println!(
+        "- Goal 1 counted to the result (tests until the final result was first found, fewer than both baselines): {}{}",
+        if slower.is_empty() { "**YES**" } else { "**NO**" },
+        if slower.is_empty() {
+            String::new()
+        } else {
+            format!(" (missed on {} of {}: {})", slower.len(), cases.len(), slower.join("; "))
+        }
+    );
 }
 
 /// The three goal lines.
@@ -201,38 +228,99 @@ fn ratio(a: u64, b: u64) -> String {
     format!("{:.2}", a as f64 / b.max(1) as f64)
 }
 
+/// When each interesting input was first tested.
+#[derive(Default)]
+struct Found {
+    /// By a 64-bit hash of the input (storing the inputs could take gigabytes).
+    first: std::collections::HashMap<u64, u64>,
+}
+
+impl Found {
+    fn record(&mut self, call: u64, bytes: &[u8]) {
+        self.first.entry(hash(bytes)).or_insert(call);
+    }
+
+    /// The call that first tested `best` (1 for the input itself).
+    fn first(&self, best: &[u8]) -> u64 {
+        self.first.get(&hash(best)).copied().unwrap_or(1)
+    }
+}
+
+fn hash(bytes: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    std::hash::BuildHasherDefault::<std::hash::DefaultHasher>::default().hash_one(bytes)
+}
+
+/// Prints each pass change (`BENCH_TRACE=1`), to see where the tests go.
+#[derive(Default)]
+struct Trace {
+    last: (&'static str, u64, usize),
+}
+
+impl Observer for Trace {
+    fn progress(&mut self, p: &Progress) {
+        if p.pass != self.last.0 {
+            let (pass, tests, size) = self.last;
+            if !pass.is_empty() {
+                eprintln!("  {pass:<22} {:>7} tests  {size:>6} -> {:>6} bytes", p.tests - tests, p.size);
+            }
+            self.last = (p.pass, p.tests, p.size);
+        }
+    }
+}
+
 /// Our reducer with default options; tests counted at the oracle.
 fn run_ours(case: &Case) -> Run {
     let calls = Cell::new(0u64);
+    let found = std::cell::RefCell::new(Found::default());
     let oracle = |bytes: &[u8]| {
         calls.set(calls.get() + 1);
-        (case.verdict)(bytes)
+        let verdict = (case.verdict)(bytes);
+        if verdict.is_interesting() {
+            found.borrow_mut().record(calls.get(), bytes);
+        }
+        verdict
     };
     let started = Instant::now();
-    let reduction = reduce_with(&case.input, oracle, &ReduceOptions::default(), &mut Quiet)
+    let mut trace = Trace::default();
+    let observer: &mut dyn Observer = if std::env::var_os("BENCH_TRACE").is_some() { &mut trace } else { &mut Quiet };
+    let reduction = reduce_with(&case.input, oracle, &ReduceOptions::default(), observer)
         .unwrap_or_else(|e| panic!("{}: {e}", case.name));
     let time = started.elapsed();
     let best = &reduction.best.bytes;
     assert!((case.interesting)(best), "{}: our result is not interesting", case.name);
+    if std::env::var_os("BENCH_STATS").is_some() {
+        eprintln!("\n{}\nours: {:?}", reduction.stats, reduction.best.bytes);
+    }
     if reduction.stats.tests != calls.get() {
         eprint!(" (the reducer counted {} tests, the oracle saw {})", reduction.stats.tests, calls.get());
     }
-    Run { tests: calls.get(), size: best.len(), time }
+    let to_result = found.borrow().first(best);
+    Run { tests: calls.get(), to_result, size: best.len(), time }
 }
 
 /// A baseline; tests counted at the predicate.
 fn run_baseline(case: &Case, reducer: Baseline) -> Run {
     let mut calls = 0u64;
+    let mut found = Found::default();
     let mut test = |bytes: &[u8]| {
         calls += 1;
-        (case.interesting)(bytes)
+        let interesting = (case.interesting)(bytes);
+        if interesting {
+            found.record(calls, bytes);
+        }
+        interesting
     };
     let started = Instant::now();
     let (best, tests) = reducer(&case.input, &mut test);
     let time = started.elapsed();
     assert_eq!(tests, calls, "{}: a baseline miscounted its tests", case.name);
     assert!((case.interesting)(&best), "{}: a baseline's result is not interesting", case.name);
-    Run { tests, size: best.len(), time }
+    if std::env::var_os("BENCH_STATS").is_some() {
+        eprintln!("baseline: {best:?}");
+    }
+    let to_result = found.first(&best);
+    Run { tests, to_result, size: best.len(), time }
 }
 
 /// The baselines reach the known 1-minimal results on toy inputs.

@@ -77,20 +77,31 @@ impl Scheduler {
 
     fn rounds(&mut self, sh: &mut Shrinker<'_>) -> StopReason {
         let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        // After a lowering success only the cheap deletions look again (the
+        // new values may let one through); the costlier moves wait for a
+        // deletion to succeed or for the final round.
+        let mut after_lowering = false;
         loop {
             let mut progress = false;
             for &p in &order {
-                if progress && self.passes[p].def.tier == Tier::Lower {
+                let tier = self.passes[p].def.tier;
+                if progress && tier == Tier::Lower {
                     // Size first: lower only once nothing shorter turns up.
                     break;
+                }
+                if after_lowering && tier == Tier::Shrink {
+                    continue;
                 }
                 match self.run_pass(sh, p, false) {
                     Err(stop) => return stop,
                     Ok(paid) => {
                         self.passes[p].paid = paid;
                         progress |= paid;
-                        if paid && self.passes[p].def.tier != Tier::Delete {
-                            break;
+                        if paid {
+                            after_lowering = tier == Tier::Lower;
+                            if tier != Tier::Delete {
+                                break;
+                            }
                         }
                     }
                 }

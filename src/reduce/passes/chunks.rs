@@ -1,11 +1,15 @@
 //! Structure-blind chunk deletion with halving chunk sizes (Lithium's strategy), the fallback when nothing else applies.
 
 use super::super::choice::Chooser;
-use super::super::shrinker::{Shrinker, StepResult};
+use super::super::shrinker::{Halt, Shrinker, StepResult};
 use super::super::testcase::delete_range;
 
 /// How many of the largest chunk sizes the coarse pass tries.
 const COARSE_LEVELS: usize = 3;
+
+/// Below this size the coarse pass leaves the input to block deletion, which
+/// covers the same cuts.
+const COARSE_MIN_LEN: usize = 64;
 
 /// Chooses a chunk size (a power of two, largest first) and a chunk, and
 /// deletes it.
@@ -17,6 +21,9 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// eighths): cheap when most of a large input is noise around one region,
 /// and left to the adaptive block deletion below that.
 pub(crate) fn coarse(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    if sh.best().len() < COARSE_MIN_LEN {
+        return Err(Halt::Dead);
+    }
     delete_chunk(sh, chooser, COARSE_LEVELS)
 }
 

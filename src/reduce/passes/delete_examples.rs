@@ -7,28 +7,47 @@ use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_ranges, TestCase};
 use super::find_integer;
 
-/// Chooses an example, most complex first, and a variant: with the one byte
-/// just before it that no sibling owns (where `arbitrary` keeps a
-/// collection's "one more element" flag), or exactly its own spans. On
-/// success, deletes the run of preceding siblings adaptively (the sweep goes
-/// from the end, so the run grows toward what it has not visited yet).
+/// Chooses an example, most complex first, and a variant: with every sibling
+/// before it; with the one byte just before it that no sibling owns (where
+/// `arbitrary` keeps a collection's "one more element" flag); or exactly its
+/// own spans. On success of the last two, deletes the run of preceding
+/// siblings adaptively (the sweep goes from the end, so the run grows toward
+/// what it has not visited yet).
+///
+/// The first variant exists because `arbitrary` reads a length as a value
+/// modulo what is left of the input: deleting an element changes how every
+/// element read *before* it decodes, but leaves those after it alone, so a
+/// prefix of a collection can go when no other cut can.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.best().clone();
     let order = by_size_class(&tc);
     let choice = chooser.choose(order.len(), |_| true)?;
     let example = order[choice];
-    // Reverse order meets variant 1 (with the flag byte) first.
-    let with_flag = chooser.choose(2, |v| v == 0 || !tc.gap_before(example).is_empty())? == 1;
     let siblings = tc.siblings(example);
     let last = siblings.iter().position(|&s| s == example).unwrap_or(0);
-    let deleted = find_integer(|k| {
-        if k > last + 1 {
-            return Ok(false);
-        }
-        let ranges: Vec<Range<usize>> =
-            siblings[last + 1 - k..=last].iter().flat_map(|&s| spans(&tc, s, with_flag)).collect();
-        sh.consider(delete_ranges(&tc.bytes, &ranges))
+    // Reverse order meets the prefix variant first, then the flag byte.
+    let variant = chooser.choose(3, |v| match v {
+        2 => last > 0,
+        1 => !tc.gap_before(example).is_empty(),
+        _ => true,
     })?;
+    let deleted = if variant == 2 {
+        let ranges: Vec<Range<usize>> = siblings[..=last].iter().flat_map(|&s| spans(&tc, s, true)).collect();
+        if sh.consider(delete_ranges(&tc.bytes, &ranges))? {
+            last + 1
+        } else {
+            0
+        }
+    } else {
+        find_integer(|k| {
+            if k > last + 1 {
+                return Ok(false);
+            }
+            let ranges: Vec<Range<usize>> =
+                siblings[last + 1 - k..=last].iter().flat_map(|&s| spans(&tc, s, variant == 1)).collect();
+            sh.consider(delete_ranges(&tc.bytes, &ranges))
+        })?
+    };
     if deleted > 0 {
         // Keep the moving index: continue with the example that came before
         // the deleted run in this size class, wherever it now sits.

@@ -16,7 +16,36 @@ fn random_case(rng: &mut fastrand::Rng) -> Case {
         (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect()
     };
     let len = rng.usize(10..300);
-    match rng.u8(..6) {
+    match rng.u8(..7) {
+        6 => {
+            // Structured like `arbitrary`: operations with lengths read from the
+            // back, and a condition on one of the decoded operations.
+            use crate::synthetic::{decode_ops, flatten_ops, noisy_ops, Op};
+            let input = noisy_ops(rng.u64(..), rng.usize(20..400));
+            let (ops, _) = decode_ops(&input);
+            let flat = flatten_ops(&ops);
+            if flat.is_empty() {
+                return random_case(rng);
+            }
+            let target = flat[rng.usize(..flat.len())].clone();
+            let wanted = move |op: &Op| match (op, &target) {
+                (Op::Push(x), Op::Push(t)) => *x >= t / 2,
+                (Op::Name(n), Op::Name(t)) => t.chars().next().is_none_or(|c| n.contains(c)),
+                (Op::Blob(b), Op::Blob(t)) => b.len() >= t.len() / 2,
+                (Op::Pop, Op::Pop) => true,
+                (Op::Nested(n), Op::Nested(t)) => n.len() >= t.len().min(2),
+                _ => false,
+            };
+            let oracle = move |s: &[u8]| {
+                let (ops, examples) = decode_ops(s);
+                if flatten_ops(&ops).into_iter().any(&wanted) {
+                    Verdict::Interesting(examples)
+                } else {
+                    Verdict::Boring
+                }
+            };
+            ("ops with a condition on one operation".to_string(), Box::new(oracle), input)
+        }
         0 => {
             // An ordered subsequence.
             let pattern: Vec<u8> = (0..rng.usize(1..5)).map(|_| rng.u8(..)).collect();

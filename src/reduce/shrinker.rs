@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
 use super::choice::DeadBranch;
@@ -34,7 +35,8 @@ const PROGRESS_EVERY: u64 = 64;
 
 /// The best test case so far and everything needed to try candidates against it.
 pub(crate) struct Shrinker<'a> {
-    best: TestCase,
+    /// Shared, so a pass step can hold it while trying candidates.
+    best: Arc<TestCase>,
     /// Bumped on every improvement; passes compare it to notice a change.
     generation: u64,
     oracle: &'a mut dyn Oracle,
@@ -63,7 +65,7 @@ impl<'a> Shrinker<'a> {
         seen.insert(hash(&initial.bytes));
         let stats = Stats { initial_len: initial.len(), final_len: initial.len(), tests: 1, ..Stats::default() };
         Shrinker {
-            best: initial,
+            best: Arc::new(initial),
             generation: 0,
             oracle,
             options,
@@ -78,6 +80,11 @@ impl<'a> Shrinker<'a> {
     /// The best test case so far.
     pub(crate) fn best(&self) -> &TestCase {
         &self.best
+    }
+
+    /// The best test case so far, to keep while it changes.
+    pub(crate) fn shared(&self) -> Arc<TestCase> {
+        Arc::clone(&self.best)
     }
 
     /// Changes whenever the best test case does.
@@ -133,7 +140,7 @@ impl<'a> Shrinker<'a> {
                 pass.successes += 1;
                 pass.bytes_removed += removed as u64;
                 self.stats.successes += 1;
-                self.best = TestCase::new(candidate, examples);
+                self.best = Arc::new(TestCase::new(candidate, examples));
                 self.generation += 1;
                 self.observer.improved(&self.best);
                 self.report_progress();
@@ -173,7 +180,8 @@ impl<'a> Shrinker<'a> {
         self.stats.final_len = self.best.len();
         self.stats.elapsed = self.started.elapsed();
         self.stats.stop = Some(stop);
-        Reduction { best: self.best, stats: self.stats }
+        let best = Arc::try_unwrap(self.best).unwrap_or_else(|shared| (*shared).clone());
+        Reduction { best, stats: self.stats }
     }
 }
 

@@ -67,6 +67,10 @@ pub struct TestCase {
     pub examples: Vec<Example>,
     /// `parents[i]` is the index of the smallest example enclosing example `i`.
     parents: Vec<Option<usize>>,
+    /// Each parent's direct children in input order (top-level examples first).
+    groups: Vec<Vec<usize>>,
+    /// For each example, its group and its position there.
+    place: Vec<(usize, usize)>,
 }
 
 impl TestCase {
@@ -88,7 +92,26 @@ impl TestCase {
             parents.push(stack.last().copied());
             stack.push(i);
         }
-        TestCase { bytes, examples, parents }
+        // Group 0 holds the top level; group `g(p)` the children of `p`.
+        let mut group_of_parent: Vec<Option<usize>> = vec![None; examples.len()];
+        let mut groups: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut place = Vec::with_capacity(examples.len());
+        for (i, parent) in parents.iter().enumerate() {
+            let g = match parent {
+                None => 0,
+                Some(p) => *group_of_parent[*p].get_or_insert_with(|| {
+                    groups.push(Vec::new());
+                    groups.len() - 1
+                }),
+            };
+            place.push((g, groups[g].len()));
+            groups[g].push(i);
+        }
+        if groups[0].is_empty() {
+            groups.remove(0);
+            place.iter_mut().for_each(|(g, _)| *g -= 1);
+        }
+        TestCase { bytes, examples, parents, groups, place }
     }
 
     /// The input length.
@@ -107,31 +130,27 @@ impl TestCase {
     }
 
     /// Indices of the examples sharing example `i`'s parent, in input order.
-    pub fn siblings(&self, i: usize) -> Vec<usize> {
-        let parent = self.parents[i];
-        (0..self.examples.len()).filter(|&j| self.parents[j] == parent).collect()
+    pub fn siblings(&self, i: usize) -> &[usize] {
+        &self.groups[self.place[i].0]
+    }
+
+    /// Example `i`'s position among its siblings.
+    pub fn sibling_position(&self, i: usize) -> usize {
+        self.place[i].1
     }
 
     /// Groups of siblings: for each parent (and the top level), its direct children in order.
-    pub fn sibling_groups(&self) -> Vec<Vec<usize>> {
-        let mut groups: Vec<(Option<usize>, Vec<usize>)> = Vec::new();
-        for (i, parent) in self.parents.iter().enumerate() {
-            match groups.iter_mut().find(|(p, _)| p == parent) {
-                Some((_, members)) => members.push(i),
-                None => groups.push((*parent, vec![i])),
-            }
-        }
-        groups.into_iter().map(|(_, members)| members).collect()
+    pub fn sibling_groups(&self) -> &[Vec<usize>] {
+        &self.groups
     }
 
     /// The bytes before example `i`'s front span that belong to neither it nor an
     /// earlier sibling: where a collection keeps its "one more element" byte.
     pub fn gap_before(&self, i: usize) -> Range<usize> {
         let start = self.examples[i].front.start;
-        let siblings = self.siblings(i);
-        let pos = siblings.iter().position(|&j| j == i).unwrap_or(0);
+        let (group, pos) = self.place[i];
         let lower = if pos > 0 {
-            self.examples[siblings[pos - 1]].front.end
+            self.examples[self.groups[group][pos - 1]].front.end
         } else {
             self.parent(i).map_or(0, |p| self.examples[p].front.start)
         };
@@ -211,7 +230,7 @@ mod tests {
         assert_eq!(tc.parent(1), Some(0));
         assert_eq!(tc.parent(2), Some(0));
         assert_eq!(tc.parent(3), Some(2));
-        assert_eq!(tc.siblings(1), vec![1, 2]);
+        assert_eq!(tc.siblings(1), [1, 2]);
         assert_eq!(tc.sibling_groups(), vec![vec![0], vec![1, 2], vec![3]]);
         assert_eq!(tc.gap_before(2), 3..3);
         assert_eq!(tc.gap_before(1), 0..1);

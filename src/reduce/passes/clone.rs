@@ -1,8 +1,10 @@
 //! Cloning: replace an example by a simpler example of the same type found elsewhere in the input (or inside it).
 
+use std::collections::HashMap;
+
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::{replace_ranges, shortlex, TestCase};
+use super::super::testcase::{replace_ranges, shortlex};
 use super::by_size;
 
 /// How many of the simplest same-label examples are offered as replacements.
@@ -13,35 +15,36 @@ const MAX_SOURCES: usize = 8;
 /// place (front span into front span, back into back). Replacing a value by
 /// one of its own descendants shrinks recursive structures by whole levels.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let tc = sh.best().clone();
-    let contents: Vec<(Vec<u8>, Vec<u8>)> =
-        tc.examples.iter().map(|e| (tc.bytes[e.front.clone()].to_vec(), tc.bytes[e.back.clone()].to_vec())).collect();
-    let targets = by_size(&tc.examples, |i| !sources(&tc, &contents, i).is_empty());
+    let tc = sh.shared();
+    let joined: Vec<Vec<u8>> = tc.examples.iter().map(|e| e.content(&tc.bytes)).collect();
+    // Per label, its examples from the simplest content to the most complex.
+    let mut by_label: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, e) in tc.examples.iter().enumerate() {
+        by_label.entry(&e.label).or_default().push(i);
+    }
+    for members in by_label.values_mut() {
+        members.sort_by(|&a, &b| shortlex(&joined[a], &joined[b]).then(a.cmp(&b)));
+    }
+    let simplest = |i: usize| &joined[by_label[&*tc.examples[i].label][0]];
+    let targets = by_size(&tc.examples, |i| shortlex(simplest(i), &joined[i]).is_lt());
     let target = targets[chooser.choose(targets.len(), |_| true)?];
-    let sources = sources(&tc, &contents, target);
+    let mut sources: Vec<usize> = by_label[&*tc.examples[target].label]
+        .iter()
+        .copied()
+        .take_while(|&i| shortlex(&joined[i], &joined[target]).is_lt())
+        .collect();
+    sources.dedup_by(|a, b| joined[*a] == joined[*b]);
+    sources.truncate(MAX_SOURCES);
     // Reverse order meets the simplest source first.
     let source = sources[sources.len() - 1 - chooser.choose(sources.len(), |_| true)?];
     let t = &tc.examples[target];
-    let (front, back) = &contents[source];
-    let candidate = replace_ranges(&tc.bytes, &[(t.front.clone(), front), (t.back.clone(), back)]);
+    let s = &tc.examples[source];
+    let candidate = replace_ranges(
+        &tc.bytes,
+        &[(t.front.clone(), &tc.bytes[s.front.clone()]), (t.back.clone(), &tc.bytes[s.back.clone()])],
+    );
     sh.consider(candidate)?;
     Ok(())
-}
-
-/// The simplest examples with `target`'s label whose contents are simpler
-/// than its own, one per distinct content, simplest first.
-fn sources(tc: &TestCase, contents: &[(Vec<u8>, Vec<u8>)], target: usize) -> Vec<usize> {
-    let joined = |i: usize| [contents[i].0.as_slice(), contents[i].1.as_slice()].concat();
-    let own = joined(target);
-    let mut found: Vec<(Vec<u8>, usize)> = (0..tc.examples.len())
-        .filter(|&i| tc.examples[i].label == tc.examples[target].label)
-        .map(|i| (joined(i), i))
-        .filter(|(c, _)| shortlex(c, &own).is_lt())
-        .collect();
-    found.sort_by(|a, b| shortlex(&a.0, &b.0).then(a.1.cmp(&b.1)));
-    found.dedup_by(|a, b| a.0 == b.0);
-    found.truncate(MAX_SOURCES);
-    found.into_iter().map(|(_, i)| i).collect()
 }
 
 #[cfg(test)]

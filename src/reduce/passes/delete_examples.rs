@@ -19,12 +19,12 @@ use super::find_integer;
 /// element read *before* it decodes, but leaves those after it alone, so a
 /// prefix of a collection can go when no other cut can.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let tc = sh.best().clone();
+    let tc = sh.shared();
     let order = by_size_class(&tc);
     let choice = chooser.choose(order.len(), |_| true)?;
     let example = order[choice];
     let siblings = tc.siblings(example);
-    let last = siblings.iter().position(|&s| s == example).unwrap_or(0);
+    let last = tc.sibling_position(example);
     // Reverse order meets the prefix variant first, then the flag byte.
     let variant = chooser.choose(3, |v| match v {
         2 => last > 0,

@@ -11,7 +11,7 @@ use super::{by_size, lower_value};
 /// Chooses an example that is not all zeros, most complex first, and zeroes
 /// its front and back spans in one test.
 pub(crate) fn zero_examples(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let tc = sh.best().clone();
+    let tc = sh.shared();
     let nonzero = |r: &Range<usize>| tc.bytes[r.clone()].iter().any(|&b| b != 0);
     let order = by_size(&tc.examples, |i| nonzero(&tc.examples[i].front) || nonzero(&tc.examples[i].back));
     let e = &tc.examples[order[chooser.choose(order.len(), |_| true)?]];
@@ -62,7 +62,7 @@ pub(crate) fn equal_bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> S
 /// big-endian integer (so a smaller value is a lexicographically smaller
 /// input) and lowers it by binary search.
 pub(crate) fn integers(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let tc = sh.best().clone();
+    let tc = sh.shared();
     let spans: Vec<Range<usize>> = tc
         .examples
         .iter()

@@ -7,10 +7,11 @@ use super::super::testcase::{replace_ranges, shortlex, TestCase};
 /// Chooses a group of same-label siblings that is not sorted, then either
 /// sorts it whole or swaps one adjacent out-of-order pair.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let tc = sh.best().clone();
+    let tc = sh.shared();
     let groups: Vec<Vec<usize>> = tc
         .sibling_groups()
-        .into_iter()
+        .iter()
+        .cloned()
         .flat_map(|group| same_label_runs(&tc, group))
         .filter(|run| run.len() > 1 && inversions(&tc, run).next().is_some())
         .collect();

@@ -16,6 +16,7 @@ pub mod interrupt;
 pub mod options;
 pub mod output;
 pub mod progress;
+pub mod project;
 pub mod reduce;
 pub mod report;
 pub mod run;

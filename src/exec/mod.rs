@@ -1,15 +1,17 @@
 //! Executors: run the target once on a candidate input and report what the process did, as a value.
 //!
 //! One trait at the process seam. [`process`] runs a command per test (the
-//! `--exec` mode, the universal fallback); the fork-server client will be the
-//! second implementation, and tests can plug in a closure.
+//! `--exec` mode, the universal fallback); [`forkserver`] drives a harness
+//! built with `cmc_runtime` (a fork per test); tests can plug in a closure.
 
+pub mod forkserver;
 pub mod process;
 
 use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+pub use forkserver::{ForkServerConfig, ForkServerExecutor, HandshakeError};
 pub use process::{CommandLine, ProcessExecutor, RunningGroup};
 
 /// How the process ended.

@@ -1,0 +1,172 @@
+//! The messages on the two pipes: fixed 16-byte records, a 4-byte tag then three little-endian 32-bit fields.
+
+use crate::{get_u32, need, put_u32, DecodeError};
+
+/// The size of every message, in both directions (below `PIPE_BUF`, so a write is atomic).
+pub const MESSAGE_LEN: usize = 16;
+
+/// The handshake's tag, which doubles as the protocol's magic.
+pub const HANDSHAKE_MAGIC: [u8; 4] = *b"cmcH";
+const TAG_RUN: [u8; 4] = *b"cmcR";
+const TAG_STARTED: [u8; 4] = *b"cmcS";
+const TAG_FINISHED: [u8; 4] = *b"cmcW";
+const TAG_FORK_FAILED: [u8; 4] = *b"cmcE";
+
+/// The server's first message: who it is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hello {
+    /// The protocol version the server speaks ([`crate::VERSION`] when it matches ours).
+    pub version: u32,
+    /// The server's process id.
+    pub pid: i32,
+    /// How many threads the server had when it started (more than 1: forking is unsafe, see
+    /// the design notes; the user's initialization code started threads).
+    pub threads: u32,
+}
+
+/// What the client asks of the server.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Request {
+    /// Fork a child and run the target once on the input now in shared memory.
+    Run {
+        /// A sequence number, echoed in the responses.
+        seq: u32,
+    },
+}
+
+/// What the server tells the client.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// The handshake, sent once at start-up.
+    Hello(Hello),
+    /// A child was forked for request `seq`; it leads its own process group.
+    Started {
+        /// The request's sequence number.
+        seq: u32,
+        /// The child's pid, which is also its process group id.
+        pid: i32,
+    },
+    /// The child of request `seq` ended.
+    Finished {
+        /// The request's sequence number.
+        seq: u32,
+        /// The raw status from `waitpid` (decode it with `WIFEXITED` and friends).
+        wait_status: i32,
+    },
+    /// `fork` failed for request `seq`.
+    ForkFailed {
+        /// The request's sequence number.
+        seq: u32,
+        /// The `errno` of the failed `fork`.
+        errno: i32,
+    },
+}
+
+fn encode(tag: [u8; 4], a: u32, b: u32, c: u32) -> [u8; MESSAGE_LEN] {
+    let mut out = [0; MESSAGE_LEN];
+    out[..4].copy_from_slice(&tag);
+    put_u32(&mut out, 4, a);
+    put_u32(&mut out, 8, b);
+    put_u32(&mut out, 12, c);
+    out
+}
+
+/// The tag and three fields of the first [`MESSAGE_LEN`] bytes.
+fn fields(bytes: &[u8], what: &'static str) -> Result<([u8; 4], u32, u32, u32), DecodeError> {
+    need(bytes, MESSAGE_LEN, what)?;
+    let mut tag = [0; 4];
+    tag.copy_from_slice(&bytes[..4]);
+    Ok((tag, get_u32(bytes, 4), get_u32(bytes, 8), get_u32(bytes, 12)))
+}
+
+impl Request {
+    /// The request's bytes.
+    pub fn encode(&self) -> [u8; MESSAGE_LEN] {
+        match *self {
+            Request::Run { seq } => encode(TAG_RUN, seq, 0, 0),
+        }
+    }
+
+    /// Decodes the first [`MESSAGE_LEN`] bytes of `bytes`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        match fields(bytes, "request")? {
+            (TAG_RUN, seq, _, _) => Ok(Request::Run { seq }),
+            (tag, ..) => Err(DecodeError::UnknownTag { tag }),
+        }
+    }
+}
+
+impl Response {
+    /// The response's bytes.
+    pub fn encode(&self) -> [u8; MESSAGE_LEN] {
+        match *self {
+            Response::Hello(Hello { version, pid, threads }) => encode(HANDSHAKE_MAGIC, version, pid as u32, threads),
+            Response::Started { seq, pid } => encode(TAG_STARTED, seq, pid as u32, 0),
+            Response::Finished { seq, wait_status } => encode(TAG_FINISHED, seq, wait_status as u32, 0),
+            Response::ForkFailed { seq, errno } => encode(TAG_FORK_FAILED, seq, errno as u32, 0),
+        }
+    }
+
+    /// Decodes the first [`MESSAGE_LEN`] bytes of `bytes`. The handshake's
+    /// version is not checked here: the caller reports a mismatch in its own words.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        Ok(match fields(bytes, "response")? {
+            (HANDSHAKE_MAGIC, version, pid, threads) => Response::Hello(Hello { version, pid: pid as i32, threads }),
+            (TAG_STARTED, seq, pid, _) => Response::Started { seq, pid: pid as i32 },
+            (TAG_FINISHED, seq, status, _) => Response::Finished { seq, wait_status: status as i32 },
+            (TAG_FORK_FAILED, seq, errno, _) => Response::ForkFailed { seq, errno: errno as i32 },
+            (tag, ..) => return Err(DecodeError::UnknownTag { tag }),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_survives_a_round_trip() {
+        let requests = [Request::Run { seq: 0 }, Request::Run { seq: u32::MAX }];
+        for request in requests {
+            assert_eq!(Request::decode(&request.encode()), Ok(request));
+        }
+        let responses = [
+            Response::Hello(Hello { version: crate::VERSION, pid: 4242, threads: 1 }),
+            Response::Started { seq: 7, pid: i32::MAX },
+            Response::Finished { seq: 7, wait_status: 0x86 },
+            Response::Finished { seq: 8, wait_status: -1 },
+            Response::ForkFailed { seq: 9, errno: 12 },
+        ];
+        for response in responses {
+            assert_eq!(Response::decode(&response.encode()), Ok(response));
+        }
+    }
+
+    #[test]
+    fn the_encoding_is_fixed_little_endian() {
+        let bytes = Response::Started { seq: 1, pid: 0x0102_0304 }.encode();
+        assert_eq!(&bytes, b"cmcS\x01\0\0\0\x04\x03\x02\x01\0\0\0\0");
+        assert_eq!(&Request::Run { seq: 2 }.encode()[..8], b"cmcR\x02\0\0\0");
+    }
+
+    #[test]
+    fn truncated_messages_are_rejected() {
+        let bytes = Response::Finished { seq: 1, wait_status: 0 }.encode();
+        for len in 0..MESSAGE_LEN {
+            assert_eq!(
+                Response::decode(&bytes[..len]),
+                Err(DecodeError::Truncated { what: "response", needed: MESSAGE_LEN, got: len })
+            );
+            assert!(Request::decode(&Request::Run { seq: 1 }.encode()[..len]).is_err());
+        }
+    }
+
+    #[test]
+    fn bytes_from_something_else_are_an_unknown_tag() {
+        let banner = b"INFO: Running with entropic power schedule";
+        assert_eq!(Response::decode(banner), Err(DecodeError::UnknownTag { tag: *b"INFO" }));
+        // A request is not a response, and the other way round.
+        assert!(Response::decode(&Request::Run { seq: 1 }.encode()).is_err());
+        assert!(Request::decode(&Response::Started { seq: 1, pid: 1 }.encode()).is_err());
+    }
+}

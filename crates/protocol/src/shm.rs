@@ -1,0 +1,492 @@
+//! The shared-memory layout: a header, the child's result, recorded examples, their labels, and the input.
+//!
+//! Offsets in bytes, all integers little-endian `u32`:
+//!
+//! ```text
+//! header   0   magic "cmc-shm\0" (8)   8 version   12 input capacity   16 example capacity
+//!          20  label capacity (bytes)  24 input length   28..64 reserved
+//! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
+//!          88  example count   92 examples dropped   96 label bytes used   100 label count
+//!          104..128 reserved   128 message (4,096)   4,224 file (1,024)
+//! examples 5,248, then example capacity x 24 bytes:
+//!          front start, front end, back start, back end, label id, depth
+//! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
+//! input    then (rounded up to 8) input capacity bytes
+//! ```
+//!
+//! The client sizes the file with [`Layout::total_len`], writes the header once
+//! ([`Layout::write_header`]), and before each test the input
+//! ([`Layout::write_input`]) and a cleared result ([`Layout::clear_result`]).
+//! The server learns the layout from the header ([`Layout::read_header`]). The
+//! child writes its result while the target runs, so whatever it recorded
+//! before a crash is still there for the client ([`Layout::read_result`]).
+//! Spans are `u32` offsets: inputs are at most 4 GiB.
+
+use crate::{get_u32, need, put_u32, DecodeError};
+
+/// The first bytes of the file.
+pub const SHM_MAGIC: [u8; 8] = *b"cmc-shm\0";
+/// The header's size.
+pub const HEADER_LEN: usize = 64;
+/// Where the result area starts.
+pub const RESULT_OFFSET: usize = HEADER_LEN;
+/// The room for a panic message; longer ones are cut.
+pub const MESSAGE_CAPACITY: usize = 4096;
+/// The room for a panic's file name; longer ones are cut.
+pub const FILE_CAPACITY: usize = 1024;
+/// The result area's size: fixed fields, then the message, then the file.
+pub const RESULT_LEN: usize = RESULT_FIXED + MESSAGE_CAPACITY + FILE_CAPACITY;
+/// The size of one example record.
+pub const EXAMPLE_LEN: usize = 24;
+
+const RESULT_FIXED: usize = 64;
+
+const H_VERSION: usize = 8;
+const H_INPUT_CAPACITY: usize = 12;
+const H_EXAMPLE_CAPACITY: usize = 16;
+const H_LABEL_CAPACITY: usize = 20;
+const H_INPUT_LEN: usize = 24;
+
+const R_KIND: usize = RESULT_OFFSET;
+const R_LINE: usize = RESULT_OFFSET + 4;
+const R_COLUMN: usize = RESULT_OFFSET + 8;
+const R_MESSAGE_LEN: usize = RESULT_OFFSET + 12;
+const R_FILE_LEN: usize = RESULT_OFFSET + 16;
+const R_FLAGS: usize = RESULT_OFFSET + 20;
+const R_EXAMPLE_COUNT: usize = RESULT_OFFSET + 24;
+const R_EXAMPLES_DROPPED: usize = RESULT_OFFSET + 28;
+const R_LABEL_BYTES: usize = RESULT_OFFSET + 32;
+const R_LABEL_COUNT: usize = RESULT_OFFSET + 36;
+const R_MESSAGE: usize = RESULT_OFFSET + RESULT_FIXED;
+const R_FILE: usize = R_MESSAGE + MESSAGE_CAPACITY;
+
+const FLAG_MESSAGE_CUT: u32 = 1;
+const FLAG_FILE_CUT: u32 = 2;
+
+/// How far the child got.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ResultKind {
+    /// The child never reached the target (the client cleared the result and nothing wrote it).
+    #[default]
+    NotStarted = 0,
+    /// The target was called and did not return: it crashed, aborted, exited or was killed.
+    Running = 1,
+    /// The target returned normally.
+    Ok = 2,
+    /// The target returned -1 (libfuzzer-sys's `Corpus::Reject`).
+    Rejected = 3,
+    /// The target panicked; the panic's message and location are recorded.
+    Panicked = 4,
+}
+
+impl ResultKind {
+    fn from_u32(value: u32) -> Result<Self, DecodeError> {
+        Ok(match value {
+            0 => ResultKind::NotStarted,
+            1 => ResultKind::Running,
+            2 => ResultKind::Ok,
+            3 => ResultKind::Rejected,
+            4 => ResultKind::Panicked,
+            _ => return Err(DecodeError::OutOfRange { what: "result kind", value: value.into(), limit: 4 }),
+        })
+    }
+}
+
+/// One recorded example: a value the target read, with its spans of the input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExampleRecord {
+    /// Bytes consumed from the start: `(start, end)`, absolute offsets.
+    pub front: (u32, u32),
+    /// Bytes consumed from the end: `(start, end)`, absolute offsets.
+    pub back: (u32, u32),
+    /// The label's id in the label table.
+    pub label: u32,
+    /// Nesting depth; the top-level value has depth 0.
+    pub depth: u32,
+}
+
+impl ExampleRecord {
+    /// The record's bytes.
+    pub fn encode(&self) -> [u8; EXAMPLE_LEN] {
+        let mut out = [0; EXAMPLE_LEN];
+        for (i, value) in
+            [self.front.0, self.front.1, self.back.0, self.back.1, self.label, self.depth].into_iter().enumerate()
+        {
+            put_u32(&mut out, 4 * i, value);
+        }
+        out
+    }
+
+    /// Decodes the first [`EXAMPLE_LEN`] bytes of `bytes`.
+    pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
+        need(bytes, EXAMPLE_LEN, "example record")?;
+        let word = |i: usize| get_u32(bytes, 4 * i);
+        Ok(ExampleRecord { front: (word(0), word(1)), back: (word(2), word(3)), label: word(4), depth: word(5) })
+    }
+}
+
+/// A panic as the child's hook recorded it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PanicRecord {
+    /// The message (lossy UTF-8; cut at [`MESSAGE_CAPACITY`] bytes).
+    pub message: String,
+    /// The source file of the panic's location (cut at [`FILE_CAPACITY`] bytes).
+    pub file: String,
+    /// The line (1-based; 0 when the panic had no location).
+    pub line: u32,
+    /// The column (1-based; 0 when the panic had no location).
+    pub column: u32,
+    /// Whether the message or the file was cut.
+    pub truncated: bool,
+}
+
+/// Everything the child wrote about one run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChildResult {
+    /// How far it got.
+    pub kind: ResultKind,
+    /// The panic, when `kind` is [`ResultKind::Panicked`].
+    pub panic: Option<PanicRecord>,
+    /// The examples it recorded, in the order it recorded them.
+    pub examples: Vec<ExampleRecord>,
+    /// How many examples did not fit.
+    pub examples_dropped: u32,
+    /// The label names; an example's `label` indexes this.
+    pub labels: Vec<String>,
+}
+
+/// The sizes of the variable areas, from which every offset follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The largest input, in bytes.
+    pub input_capacity: u32,
+    /// How many example records fit.
+    pub example_capacity: u32,
+    /// How many bytes the label table has.
+    pub label_capacity: u32,
+}
+
+impl Layout {
+    /// Where the example records start.
+    pub fn examples_offset(&self) -> usize {
+        RESULT_OFFSET + RESULT_LEN
+    }
+
+    /// Where the label table starts.
+    pub fn labels_offset(&self) -> usize {
+        self.examples_offset() + self.example_capacity as usize * EXAMPLE_LEN
+    }
+
+    /// Where the input starts (8-aligned).
+    pub fn input_offset(&self) -> usize {
+        (self.labels_offset() + self.label_capacity as usize).next_multiple_of(8)
+    }
+
+    /// The size the shared-memory file must have.
+    pub fn total_len(&self) -> usize {
+        self.input_offset() + self.input_capacity as usize
+    }
+
+    /// Writes the header: magic, version, capacities, an empty input.
+    ///
+    /// # Panics
+    ///
+    /// If `shm` is shorter than [`Layout::total_len`].
+    pub fn write_header(&self, shm: &mut [u8]) {
+        assert!(shm.len() >= self.total_len(), "shared memory smaller than its layout");
+        shm[..HEADER_LEN].fill(0);
+        shm[..8].copy_from_slice(&SHM_MAGIC);
+        put_u32(shm, H_VERSION, crate::VERSION);
+        put_u32(shm, H_INPUT_CAPACITY, self.input_capacity);
+        put_u32(shm, H_EXAMPLE_CAPACITY, self.example_capacity);
+        put_u32(shm, H_LABEL_CAPACITY, self.label_capacity);
+        self.clear_result(shm);
+    }
+
+    /// Reads the layout from the header, checking the magic, the version and
+    /// that `shm` is as large as the layout says.
+    pub fn read_header(shm: &[u8]) -> Result<Layout, DecodeError> {
+        need(shm, HEADER_LEN, "shared-memory header")?;
+        if shm[..8] != SHM_MAGIC {
+            return Err(DecodeError::BadMagic { what: "shared-memory file" });
+        }
+        let version = get_u32(shm, H_VERSION);
+        if version != crate::VERSION {
+            return Err(DecodeError::UnsupportedVersion { found: version, expected: crate::VERSION });
+        }
+        let layout = Layout {
+            input_capacity: get_u32(shm, H_INPUT_CAPACITY),
+            example_capacity: get_u32(shm, H_EXAMPLE_CAPACITY),
+            label_capacity: get_u32(shm, H_LABEL_CAPACITY),
+        };
+        need(shm, layout.total_len(), "shared-memory file")?;
+        Ok(layout)
+    }
+
+    /// Puts `input` in place and records its length; fails if it does not fit.
+    pub fn write_input(&self, shm: &mut [u8], input: &[u8]) -> Result<(), DecodeError> {
+        if input.len() > self.input_capacity as usize {
+            let limit = self.input_capacity.into();
+            return Err(DecodeError::OutOfRange { what: "input length", value: input.len() as u64, limit });
+        }
+        let start = self.input_offset();
+        shm[start..start + input.len()].copy_from_slice(input);
+        put_u32(shm, H_INPUT_LEN, input.len() as u32);
+        Ok(())
+    }
+
+    /// The input the client wrote.
+    pub fn read_input<'a>(&self, shm: &'a [u8]) -> Result<&'a [u8], DecodeError> {
+        need(shm, self.total_len(), "shared-memory file")?;
+        let len = get_u32(shm, H_INPUT_LEN);
+        if len > self.input_capacity {
+            return Err(DecodeError::OutOfRange {
+                what: "input length",
+                value: len.into(),
+                limit: self.input_capacity.into(),
+            });
+        }
+        let start = self.input_offset();
+        Ok(&shm[start..start + len as usize])
+    }
+
+    /// Resets the result to [`ResultKind::NotStarted`] with no panic, examples or labels.
+    pub fn clear_result(&self, shm: &mut [u8]) {
+        shm[RESULT_OFFSET..R_MESSAGE].fill(0);
+    }
+
+    /// Records how far the child got.
+    pub fn set_kind(&self, shm: &mut [u8], kind: ResultKind) {
+        put_u32(shm, R_KIND, kind as u32);
+    }
+
+    /// Records a panic (and sets the kind to [`ResultKind::Panicked`]); a long
+    /// message or file name is cut to its area.
+    pub fn write_panic(&self, shm: &mut [u8], message: &[u8], file: &[u8], line: u32, column: u32) {
+        let message_len = message.len().min(MESSAGE_CAPACITY);
+        let file_len = file.len().min(FILE_CAPACITY);
+        shm[R_MESSAGE..R_MESSAGE + message_len].copy_from_slice(&message[..message_len]);
+        shm[R_FILE..R_FILE + file_len].copy_from_slice(&file[..file_len]);
+        let mut flags = 0;
+        if message_len < message.len() {
+            flags |= FLAG_MESSAGE_CUT;
+        }
+        if file_len < file.len() {
+            flags |= FLAG_FILE_CUT;
+        }
+        put_u32(shm, R_MESSAGE_LEN, message_len as u32);
+        put_u32(shm, R_FILE_LEN, file_len as u32);
+        put_u32(shm, R_FLAGS, flags);
+        put_u32(shm, R_LINE, line);
+        put_u32(shm, R_COLUMN, column);
+        self.set_kind(shm, ResultKind::Panicked);
+    }
+
+    /// Appends an example; when the area is full it is counted as dropped and `false` is returned.
+    pub fn push_example(&self, shm: &mut [u8], example: &ExampleRecord) -> bool {
+        let count = get_u32(shm, R_EXAMPLE_COUNT);
+        if count >= self.example_capacity {
+            put_u32(shm, R_EXAMPLES_DROPPED, get_u32(shm, R_EXAMPLES_DROPPED).saturating_add(1));
+            return false;
+        }
+        let at = self.examples_offset() + count as usize * EXAMPLE_LEN;
+        shm[at..at + EXAMPLE_LEN].copy_from_slice(&example.encode());
+        put_u32(shm, R_EXAMPLE_COUNT, count + 1);
+        true
+    }
+
+    /// Appends a label name (at most `u16::MAX` bytes) and returns its id, or
+    /// `None` when the table is full or the name too long.
+    pub fn push_label(&self, shm: &mut [u8], name: &[u8]) -> Option<u32> {
+        let used = get_u32(shm, R_LABEL_BYTES) as usize;
+        let len = u16::try_from(name.len()).ok()?;
+        if used + 2 + name.len() > self.label_capacity as usize {
+            return None;
+        }
+        let at = self.labels_offset() + used;
+        shm[at..at + 2].copy_from_slice(&len.to_le_bytes());
+        shm[at + 2..at + 2 + name.len()].copy_from_slice(name);
+        let id = get_u32(shm, R_LABEL_COUNT);
+        put_u32(shm, R_LABEL_BYTES, (used + 2 + name.len()) as u32);
+        put_u32(shm, R_LABEL_COUNT, id + 1);
+        Some(id)
+    }
+
+    /// Reads everything the child wrote, checking every length against the layout.
+    pub fn read_result(&self, shm: &[u8]) -> Result<ChildResult, DecodeError> {
+        need(shm, self.total_len(), "shared-memory file")?;
+        let bounded = |at: usize, what: &'static str, limit: usize| {
+            let value = get_u32(shm, at);
+            if value as usize > limit {
+                return Err(DecodeError::OutOfRange { what, value: value.into(), limit: limit as u64 });
+            }
+            Ok(value as usize)
+        };
+        let kind = ResultKind::from_u32(get_u32(shm, R_KIND))?;
+        let panic = if kind == ResultKind::Panicked {
+            let message_len = bounded(R_MESSAGE_LEN, "panic message length", MESSAGE_CAPACITY)?;
+            let file_len = bounded(R_FILE_LEN, "panic file length", FILE_CAPACITY)?;
+            Some(PanicRecord {
+                message: String::from_utf8_lossy(&shm[R_MESSAGE..R_MESSAGE + message_len]).into_owned(),
+                file: String::from_utf8_lossy(&shm[R_FILE..R_FILE + file_len]).into_owned(),
+                line: get_u32(shm, R_LINE),
+                column: get_u32(shm, R_COLUMN),
+                truncated: get_u32(shm, R_FLAGS) & (FLAG_MESSAGE_CUT | FLAG_FILE_CUT) != 0,
+            })
+        } else {
+            None
+        };
+        let count = bounded(R_EXAMPLE_COUNT, "example count", self.example_capacity as usize)?;
+        let examples_area = &shm[self.examples_offset()..self.examples_offset() + count * EXAMPLE_LEN];
+        let examples = examples_area.chunks_exact(EXAMPLE_LEN).map(ExampleRecord::decode).collect::<Result<_, _>>()?;
+        let label_bytes = bounded(R_LABEL_BYTES, "label table length", self.label_capacity as usize)?;
+        let mut table = &shm[self.labels_offset()..self.labels_offset() + label_bytes];
+        let mut labels = Vec::new();
+        while !table.is_empty() {
+            need(table, 2, "label entry")?;
+            let len = usize::from(u16::from_le_bytes([table[0], table[1]]));
+            need(table, 2 + len, "label entry")?;
+            labels.push(String::from_utf8_lossy(&table[2..2 + len]).into_owned());
+            table = &table[2 + len..];
+        }
+        let label_count = get_u32(shm, R_LABEL_COUNT) as usize;
+        if label_count != labels.len() {
+            return Err(DecodeError::Malformed {
+                what: "label table",
+                detail: format!("{} entries, the count says {label_count}", labels.len()),
+            });
+        }
+        Ok(ChildResult { kind, panic, examples, examples_dropped: get_u32(shm, R_EXAMPLES_DROPPED), labels })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SMALL: Layout = Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16 };
+
+    fn shm(layout: &Layout) -> Vec<u8> {
+        let mut shm = vec![0xAA; layout.total_len()];
+        layout.write_header(&mut shm);
+        shm
+    }
+
+    #[test]
+    fn the_layout_is_the_documented_one() {
+        assert_eq!(RESULT_LEN, 5184);
+        assert_eq!(SMALL.examples_offset(), 5248);
+        assert_eq!(SMALL.labels_offset(), 5248 + 48);
+        assert_eq!(SMALL.input_offset(), (5248 + 48 + 16));
+        assert_eq!(SMALL.total_len(), 5312 + 100);
+        let odd = Layout { label_capacity: 13, ..SMALL };
+        assert_eq!(odd.input_offset() % 8, 0);
+        let shm = shm(&SMALL);
+        assert_eq!(&shm[..12], b"cmc-shm\0\x01\0\0\0");
+        assert_eq!(&shm[12..16], &100u32.to_le_bytes());
+    }
+
+    #[test]
+    fn the_header_survives_a_round_trip() {
+        let shm = shm(&SMALL);
+        assert_eq!(Layout::read_header(&shm), Ok(SMALL));
+    }
+
+    #[test]
+    fn a_short_or_foreign_or_newer_file_is_rejected() {
+        let good = shm(&SMALL);
+        assert!(matches!(Layout::read_header(&good[..HEADER_LEN - 1]), Err(DecodeError::Truncated { .. })));
+        assert!(matches!(Layout::read_header(&good[..SMALL.total_len() - 1]), Err(DecodeError::Truncated { .. })));
+        let mut foreign = good.clone();
+        foreign[0] = b'X';
+        assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
+        let mut newer = good;
+        newer[H_VERSION] = 2;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 2, expected: 1 }));
+    }
+
+    #[test]
+    fn the_input_survives_a_round_trip_and_an_oversized_one_is_refused() {
+        let mut shm = shm(&SMALL);
+        assert_eq!(SMALL.read_input(&shm), Ok(&b""[..]));
+        SMALL.write_input(&mut shm, b"crash bytes").unwrap();
+        assert_eq!(SMALL.read_input(&shm), Ok(&b"crash bytes"[..]));
+        assert!(SMALL.write_input(&mut shm, &[0; 101]).is_err());
+        SMALL.write_input(&mut shm, &[7; 100]).unwrap();
+        assert_eq!(SMALL.read_input(&shm).unwrap(), &[7; 100]);
+        put_u32(&mut shm, H_INPUT_LEN, 101);
+        assert!(matches!(SMALL.read_input(&shm), Err(DecodeError::OutOfRange { .. })));
+    }
+
+    #[test]
+    fn a_cleared_result_is_not_started_and_empty() {
+        let shm = shm(&SMALL);
+        assert_eq!(SMALL.read_result(&shm), Ok(ChildResult::default()));
+    }
+
+    #[test]
+    fn a_panic_survives_a_round_trip_and_long_texts_are_cut() {
+        let mut shm = shm(&SMALL);
+        SMALL.set_kind(&mut shm, ResultKind::Running);
+        assert_eq!(SMALL.read_result(&shm).unwrap().kind, ResultKind::Running);
+        SMALL.write_panic(&mut shm, b"index out of bounds", b"src/tlv.rs", 140, 5);
+        let result = SMALL.read_result(&shm).unwrap();
+        assert_eq!(result.kind, ResultKind::Panicked);
+        let panic = result.panic.unwrap();
+        assert_eq!(
+            panic,
+            PanicRecord {
+                message: "index out of bounds".into(),
+                file: "src/tlv.rs".into(),
+                line: 140,
+                column: 5,
+                truncated: false
+            }
+        );
+        SMALL.write_panic(&mut shm, &[b'm'; MESSAGE_CAPACITY + 10], &[b'f'; FILE_CAPACITY + 1], 1, 2);
+        let panic = SMALL.read_result(&shm).unwrap().panic.unwrap();
+        assert_eq!(panic.message.len(), MESSAGE_CAPACITY);
+        assert_eq!(panic.file.len(), FILE_CAPACITY);
+        assert!(panic.truncated);
+        SMALL.clear_result(&mut shm);
+        assert_eq!(SMALL.read_result(&shm), Ok(ChildResult::default()));
+    }
+
+    #[test]
+    fn examples_and_labels_survive_a_round_trip_and_overflow_is_counted() {
+        let mut shm = shm(&SMALL);
+        assert_eq!(SMALL.push_label(&mut shm, b"Vec<u8>"), Some(0));
+        assert_eq!(SMALL.push_label(&mut shm, b"u32"), Some(1));
+        assert_eq!(SMALL.push_label(&mut shm, b"too long"), None, "2+7 + 2+3 + 2+8 > 16");
+        let a = ExampleRecord { front: (0, 10), back: (90, 100), label: 0, depth: 0 };
+        let b = ExampleRecord { front: (2, 6), back: (96, 96), label: 1, depth: 1 };
+        assert!(SMALL.push_example(&mut shm, &a));
+        assert!(SMALL.push_example(&mut shm, &b));
+        assert!(!SMALL.push_example(&mut shm, &a));
+        let result = SMALL.read_result(&shm).unwrap();
+        assert_eq!(result.examples, vec![a, b]);
+        assert_eq!(result.examples_dropped, 1);
+        assert_eq!(result.labels, vec!["Vec<u8>".to_owned(), "u32".to_owned()]);
+        assert_eq!(ExampleRecord::decode(&a.encode()), Ok(a));
+        assert!(matches!(ExampleRecord::decode(&a.encode()[..23]), Err(DecodeError::Truncated { .. })));
+    }
+
+    #[test]
+    fn corrupt_counts_are_rejected_not_trusted() {
+        let mut shm = shm(&SMALL);
+        put_u32(&mut shm, R_KIND, 9);
+        assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::OutOfRange { what: "result kind", .. })));
+        SMALL.clear_result(&mut shm);
+        put_u32(&mut shm, R_EXAMPLE_COUNT, 3);
+        assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::OutOfRange { what: "example count", .. })));
+        SMALL.clear_result(&mut shm);
+        SMALL.write_panic(&mut shm, b"x", b"y", 1, 1);
+        put_u32(&mut shm, R_MESSAGE_LEN, MESSAGE_CAPACITY as u32 + 1);
+        assert!(SMALL.read_result(&shm).is_err());
+        SMALL.clear_result(&mut shm);
+        SMALL.push_label(&mut shm, b"abc").unwrap();
+        put_u32(&mut shm, R_LABEL_BYTES, 4);
+        assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::Truncated { what: "label entry", .. })));
+        assert!(SMALL.read_result(&shm[..100]).is_err());
+    }
+}

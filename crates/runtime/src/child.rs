@@ -1,0 +1,88 @@
+//! The forked child: run the target once on the candidate and record what happened; the panic hook that records panics.
+
+use std::any::Any;
+use std::io::Write;
+
+use cmc_protocol::ResultKind;
+
+use crate::shared::SharedMemory;
+
+/// libfuzzer-sys's `Corpus::Reject`.
+const REJECT: i32 = -1;
+
+/// The child's whole life: leave the server's pipes, run the target, `_exit(0)`.
+/// A panic ends in the hook's `abort`; a crash in its signal.
+pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test_one: fn(&[u8]) -> i32) -> ! {
+    // SAFETY: plain system calls.
+    unsafe {
+        // Its own group, so the client can kill whatever the target starts.
+        libc::setpgid(0, 0);
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            // Die with the server; if it is already gone, do not run at all.
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+            if libc::getppid() != server_pid {
+                libc::_exit(0);
+            }
+        }
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        let _ = server_pid;
+        // The pipes are the server's: when it dies the client must see end of
+        // file even while a child runs, and the target must not write into them.
+        for fd in server_fds {
+            libc::close(fd);
+        }
+    }
+    let input = match shm.input() {
+        Ok(input) => input,
+        Err(e) => {
+            eprintln!("cargo-minimize-crash fork server: bad input in shared memory: {e}");
+            // SAFETY: always safe.
+            unsafe { libc::_exit(2) }
+        }
+    };
+    shm.set_kind(ResultKind::Running);
+    let code = test_one(&input);
+    shm.set_kind(if code == REJECT { ResultKind::Rejected } else { ResultKind::Ok });
+    // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
+    // of the child's is worth keeping.
+    unsafe { libc::_exit(0) }
+}
+
+/// Records every panic in shared memory, prints the standard one-line message
+/// (no backtrace) for tools that read stderr, and aborts, as libFuzzer's
+/// harness does. Installed once in the server; every child inherits it.
+pub(crate) fn install_panic_hook(shm: SharedMemory) {
+    std::panic::set_hook(Box::new(move |info| {
+        let message = payload_text(info.payload());
+        let (file, line, column) = info.location().map_or(("", 0, 0), |l| (l.file(), l.line(), l.column()));
+        shm.write_panic(message, file, line, column);
+        let thread = std::thread::current();
+        let name = thread.name().unwrap_or("<unnamed>");
+        let _ = writeln!(std::io::stderr(), "thread '{name}' panicked at {file}:{line}:{column}:\n{message}");
+        std::process::abort();
+    }));
+}
+
+/// The panic's message: a `&str` or `String` payload, as `panic!` makes them.
+pub(crate) fn payload_text(payload: &(dyn Any + Send)) -> &str {
+    if let Some(text) = payload.downcast_ref::<&str>() {
+        text
+    } else if let Some(text) = payload.downcast_ref::<String>() {
+        text
+    } else {
+        "Box<dyn Any>"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn panic_payloads_are_read_as_text() {
+        assert_eq!(payload_text(&"static"), "static");
+        assert_eq!(payload_text(&String::from("formatted 7")), "formatted 7");
+        assert_eq!(payload_text(&42u32), "Box<dyn Any>");
+    }
+}

@@ -1,0 +1,632 @@
+//! Fork-server client: start a harness as a fork server, hand it each candidate through shared memory, enforce the timeout, restart it when it dies.
+//!
+//! The harness is a binary whose `main` is `cmc_runtime::serve`; the wire
+//! format is `cmc_protocol`'s. One server runs per executor, started at once
+//! (so a binary that is not a harness is reported before any test) and again
+//! whenever it dies. Per test:
+//!
+//! 1. the candidate goes into the shared-memory file and the result area is
+//!    cleared; the output file (the children's stderr) is truncated;
+//! 2. `Run` goes down the control pipe; the server forks and answers `Started`
+//!    with the child's pid, which is also its process group;
+//! 3. the client polls the status pipe until the deadline; the server answers
+//!    `Finished` with the raw wait status. Past the deadline the client kills
+//!    the child's group with SIGKILL (ESRCH means already gone) and the test is
+//!    a timeout; after every test the group gets SIGKILL, so nothing the target
+//!    started outlives its test;
+//! 4. the stderr tail comes from the output file, and the child's own report
+//!    (ok or rejected, the panic's message and location, later the recorded
+//!    examples) from shared memory: [`ForkServerExecutor::last_result`].
+//!
+//! The children's stderr goes to a regular file, not a pipe: a chatty child
+//! can never block on a full pipe, and no thread has to drain it. Scratch files
+//! live in `/dev/shm` when there is one (no disk writes per test). If the
+//! server dies during a test (end of file on the status pipe, or a broken
+//! control pipe), it is restarted and the test run once more; a second death
+//! in a row is an error. The server runs in a process group of its own (Ctrl-C
+//! at the terminal does not reach it; [`RunningGroup`] lets the interrupt
+//! handler stop the running child) and is killed when the executor is dropped,
+//! or by the kernel when the thread that started it exits (`PR_SET_PDEATHSIG`).
+
+use std::ffi::OsString;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::os::unix::fs::FileExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use cmc_protocol::{ChildResult, Hello, Layout, Request, Response, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION};
+use memmap2::MmapMut;
+use nix::errno::Errno;
+use nix::fcntl::OFlag;
+use nix::libc;
+use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
+use nix::sys::signal::{kill, Signal};
+use nix::unistd::{pipe2, Pid};
+
+use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
+use super::{Executor, Outcome, Status};
+
+/// How long a freshly started harness has to send its handshake.
+pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+/// The first input capacity: the file is sparse, so room costs nothing until used.
+pub const DEFAULT_INPUT_CAPACITY: u32 = 16 << 20;
+/// How many examples a child can record.
+pub const EXAMPLE_CAPACITY: u32 = 1 << 16;
+/// How many bytes of label names a child can record.
+pub const LABEL_CAPACITY: u32 = 1 << 16;
+/// How long the server has to report a child it was told to kill.
+const STATUS_GRACE: Duration = Duration::from_secs(2);
+
+/// How to start the harness.
+#[derive(Clone, Debug)]
+pub struct ForkServerConfig {
+    /// The harness binary.
+    pub program: PathBuf,
+    /// Its arguments (a harness ignores them in fork-server mode; kept for wrappers).
+    pub args: Vec<OsString>,
+    /// The time limit of one test.
+    pub timeout: Duration,
+    /// How long the harness has to answer the handshake.
+    pub handshake_timeout: Duration,
+    /// The largest input before the shared memory has to grow (which restarts the server).
+    pub input_capacity: u32,
+    /// Where the running child's process group is published for the Ctrl-C handler.
+    pub running: RunningGroup,
+}
+
+impl ForkServerConfig {
+    /// The defaults for `program` with a per-test `timeout`.
+    pub fn new(program: impl Into<PathBuf>, timeout: Duration) -> Self {
+        ForkServerConfig {
+            program: program.into(),
+            args: Vec::new(),
+            timeout,
+            handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
+            input_capacity: DEFAULT_INPUT_CAPACITY,
+            running: RunningGroup::default(),
+        }
+    }
+}
+
+/// Why a program is not a usable fork server; callers may fall back to `--exec`.
+#[derive(Debug, thiserror::Error)]
+pub enum HandshakeError {
+    /// It ended without a handshake.
+    #[error(
+        "`{program}` {status} before the fork-server handshake: it is not a cargo-minimize-crash harness \
+         (a harness calls `cmc_runtime::serve` from its `main`); let cargo-minimize-crash build the harness, \
+         or run any program once per test with --exec{stderr}"
+    )]
+    Exited {
+        /// The program.
+        program: String,
+        /// How it ended (`exited with code 2`).
+        status: String,
+        /// The tail of what it printed, ready to append.
+        stderr: String,
+    },
+    /// It did not answer in time.
+    #[error(
+        "`{program}` did not answer the fork-server handshake within {seconds} s: it is not a \
+         cargo-minimize-crash harness (a libFuzzer binary would start fuzzing instead), or its start-up is \
+         that slow; let cargo-minimize-crash build the harness, or use --exec{stderr}"
+    )]
+    Silent {
+        /// The program.
+        program: String,
+        /// The handshake timeout.
+        seconds: f64,
+        /// The tail of what it printed, ready to append.
+        stderr: String,
+    },
+    /// It wrote something that is not a handshake.
+    #[error(
+        "`{program}` wrote {got:?} where the fork-server handshake belongs: it is not a cargo-minimize-crash \
+         harness; let cargo-minimize-crash build the harness, or use --exec"
+    )]
+    Garbled {
+        /// The program.
+        program: String,
+        /// What it wrote, lossily as text.
+        got: String,
+    },
+    /// It is a harness of another protocol version.
+    #[error(
+        "`{program}` speaks fork-server protocol version {found}, this cargo-minimize-crash speaks version \
+         {VERSION}: rebuild the harness with this version of cargo-minimize-crash"
+    )]
+    Version {
+        /// The program.
+        program: String,
+        /// The version it announced.
+        found: u32,
+    },
+}
+
+/// A running server: its process and our ends of the pipes.
+#[derive(Debug)]
+struct Server {
+    process: Child,
+    control: File,
+    status: File,
+    hello: Hello,
+}
+
+/// The shared-memory file and our mapping of it.
+#[derive(Debug)]
+struct SharedMemory {
+    path: PathBuf,
+    map: MmapMut,
+    layout: Layout,
+}
+
+impl SharedMemory {
+    fn create(path: PathBuf, input_capacity: u32) -> anyhow::Result<Self> {
+        let layout = Layout { input_capacity, example_capacity: EXAMPLE_CAPACITY, label_capacity: LABEL_CAPACITY };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .with_context(|| format!("cannot create the shared-memory file {}", path.display()))?;
+        file.set_len(layout.total_len() as u64)
+            .with_context(|| format!("cannot size the shared-memory file {}", path.display()))?;
+        // SAFETY: the file is ours, in a private scratch directory; only the
+        // server and its children map it, and the protocol orders who touches
+        // which bytes when. Its size never changes while it is mapped.
+        let mut map = unsafe { MmapMut::map_mut(&file) }
+            .with_context(|| format!("cannot map the shared-memory file {}", path.display()))?;
+        layout.write_header(&mut map);
+        Ok(SharedMemory { path, map, layout })
+    }
+}
+
+/// What one attempt at a test came to.
+enum Attempt {
+    Done(Outcome),
+    /// The server died (or fell out of step); restart it and try again.
+    ServerLost(String),
+}
+
+/// What reading one message came to.
+enum Received {
+    Message([u8; MESSAGE_LEN]),
+    /// End of file, after these bytes.
+    Closed(Vec<u8>),
+    /// The deadline passed, after these bytes.
+    TimedOut(Vec<u8>),
+}
+
+/// Runs each test in a child forked by a harness's fork server.
+#[derive(Debug)]
+pub struct ForkServerExecutor {
+    config: ForkServerConfig,
+    /// The shared memory and the output file; removed when the executor is dropped.
+    scratch: tempfile::TempDir,
+    shm: SharedMemory,
+    /// The children's stderr (opened with O_APPEND, truncated before each test).
+    output: File,
+    server: Option<Server>,
+    seq: u32,
+    restarts: u32,
+    shm_generation: u32,
+    last_child: Option<i32>,
+    last_result: Option<ChildResult>,
+}
+
+impl ForkServerExecutor {
+    /// Creates the scratch files and starts the server; an error here (typically a
+    /// [`HandshakeError`]) means the program cannot be used as a fork server.
+    pub fn start(config: ForkServerConfig) -> anyhow::Result<Self> {
+        let scratch = scratch_dir()?;
+        let shm = SharedMemory::create(scratch.path().join("shm-0"), config.input_capacity.max(1))?;
+        let output_path = scratch.path().join("output");
+        let output = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(&output_path)
+            .with_context(|| format!("cannot create the output file {}", output_path.display()))?;
+        let mut executor = ForkServerExecutor {
+            config,
+            scratch,
+            shm,
+            output,
+            server: None,
+            seq: 0,
+            restarts: 0,
+            shm_generation: 0,
+            last_child: None,
+            last_result: None,
+        };
+        executor.start_server()?;
+        Ok(executor)
+    }
+
+    /// The harness binary.
+    pub fn program(&self) -> &Path {
+        &self.config.program
+    }
+
+    /// The running server's handshake (its pid, and how many threads it had), if one runs.
+    pub fn hello(&self) -> Option<Hello> {
+        self.server.as_ref().map(|s| s.hello)
+    }
+
+    /// How many times the server died and was started again.
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+
+    /// The pid (and process group) of the last test's child.
+    pub fn last_child(&self) -> Option<i32> {
+        self.last_child
+    }
+
+    /// What the last test's child reported: ok or rejected, its panic, its examples.
+    /// `None` when it could not be read (the target scribbled over it).
+    pub fn last_result(&self) -> Option<&ChildResult> {
+        self.last_result.as_ref()
+    }
+
+    /// The scratch directory (removed on drop).
+    pub fn scratch_dir(&self) -> &Path {
+        self.scratch.path()
+    }
+
+    fn start_server(&mut self) -> anyhow::Result<()> {
+        let program = self.config.program.display().to_string();
+        self.output.set_len(0).context("cannot truncate the output file")?;
+        let (control_read, control_write) = pipe2(OFlag::O_CLOEXEC).context("cannot create a pipe")?;
+        let (status_read, status_write) = pipe2(OFlag::O_CLOEXEC).context("cannot create a pipe")?;
+        let inherited = [control_read.as_raw_fd(), status_write.as_raw_fd()];
+        let info = StartInfo::new(inherited[0], inherited[1], Some(2), &self.shm.path);
+        let stderr = self.output.try_clone().context("cannot duplicate the output file")?;
+        let mut command = Command::new(&self.config.program);
+        command
+            .args(&self.config.args)
+            .env(ENV_VAR, info.encode())
+            .env("RUST_BACKTRACE", "0")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(stderr)
+            .process_group(0);
+        // SAFETY: `prepare_server` only makes async-signal-safe system calls.
+        unsafe { command.pre_exec(move || prepare_server(inherited)) };
+        let process = command.spawn().with_context(|| {
+            format!("cannot start the harness `{program}` (check the path and that it is executable)")
+        })?;
+        drop((control_read, status_write));
+        let mut server = Server {
+            process,
+            control: File::from(control_write),
+            status: File::from(status_read),
+            hello: Hello { version: 0, pid: 0, threads: 0 },
+        };
+        let deadline = Instant::now() + self.config.handshake_timeout;
+        let failure = match read_message(&mut server.status, deadline)? {
+            Received::Message(bytes) => match Response::decode(&bytes) {
+                Ok(Response::Hello(hello)) if hello.version == VERSION => {
+                    server.hello = hello;
+                    self.server = Some(server);
+                    return Ok(());
+                }
+                Ok(Response::Hello(hello)) => HandshakeError::Version { program, found: hello.version },
+                _ => HandshakeError::Garbled { program, got: String::from_utf8_lossy(&bytes).into_owned() },
+            },
+            Received::Closed(bytes) if !bytes.is_empty() => {
+                HandshakeError::Garbled { program, got: String::from_utf8_lossy(&bytes).into_owned() }
+            }
+            Received::Closed(_) => {
+                // It closed the pipe: it has exited or is about to.
+                let status = server.process.wait().map_or_else(|e| format!("failed ({e})"), |s| describe_exit(&s));
+                HandshakeError::Exited { program, status, stderr: self.stderr_excerpt() }
+            }
+            Received::TimedOut(_) => HandshakeError::Silent {
+                program,
+                seconds: self.config.handshake_timeout.as_secs_f64(),
+                stderr: self.stderr_excerpt(),
+            },
+        };
+        stop(server);
+        Err(failure.into())
+    }
+
+    fn stop_server(&mut self) {
+        if let Some(server) = self.server.take() {
+            stop(server);
+        }
+    }
+
+    /// Makes room for an input of `len` bytes: a larger shared-memory file, and a new server to map it.
+    fn make_room(&mut self, len: usize) -> anyhow::Result<()> {
+        if len <= self.shm.layout.input_capacity as usize {
+            return Ok(());
+        }
+        let capacity = len
+            .checked_next_power_of_two()
+            .and_then(|c| u32::try_from(c).ok())
+            .or(u32::try_from(len).ok())
+            .with_context(|| format!("an input of {len} bytes is too large for the fork server (4 GiB at most)"))?;
+        self.stop_server();
+        self.shm_generation += 1;
+        let path = self.scratch.path().join(format!("shm-{}", self.shm_generation));
+        let old = std::mem::replace(&mut self.shm, SharedMemory::create(path, capacity)?);
+        let _ = std::fs::remove_file(old.path);
+        Ok(())
+    }
+
+    /// One try at a test on the current server.
+    fn attempt(&mut self, input: &[u8]) -> anyhow::Result<Attempt> {
+        let shm = &mut self.shm;
+        shm.layout.write_input(&mut shm.map, input).context("the input does not fit the shared memory")?;
+        shm.layout.clear_result(&mut shm.map);
+        self.output.set_len(0).context("cannot truncate the output file")?;
+        self.last_child = None;
+        self.last_result = None;
+        self.seq = self.seq.wrapping_add(1);
+        let seq = self.seq;
+        let timeout = self.config.timeout;
+        let server = self.server.as_mut().context("no fork server is running")?;
+
+        let started = Instant::now();
+        let deadline = started + timeout;
+        if let Err(e) = server.control.write_all(&Request::Run { seq }.encode()) {
+            return Ok(Attempt::ServerLost(format!("it stopped reading requests ({e})")));
+        }
+        let pid = match read_response(&mut server.status, deadline)? {
+            Ok(Response::Started { seq: s, pid }) if s == seq => pid,
+            Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
+                bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
+            }
+            Ok(other) => return Ok(Attempt::ServerLost(format!("it answered {other:?} to request {seq}"))),
+            Err(why) => return Ok(Attempt::ServerLost(why)),
+        };
+        self.last_child = Some(pid);
+        self.config.running.store(pid, Ordering::SeqCst);
+        let finished = read_response(&mut server.status, deadline)?;
+        let status = match finished {
+            Ok(Response::Finished { seq: s, wait_status }) if s == seq => Some(wait_status_of(wait_status)),
+            Ok(other) => {
+                signal_group(pid, Signal::SIGKILL);
+                self.config.running.store(0, Ordering::SeqCst);
+                return Ok(Attempt::ServerLost(format!("it answered {other:?} to request {seq}")));
+            }
+            Err(why) if why == TIMED_OUT => None,
+            Err(why) => {
+                // The child dies with the server (PR_SET_PDEATHSIG); its group goes too.
+                signal_group(pid, Signal::SIGKILL);
+                self.config.running.store(0, Ordering::SeqCst);
+                return Ok(Attempt::ServerLost(why));
+            }
+        };
+        let status = match status {
+            Some(status) => status,
+            None => {
+                signal_group(pid, Signal::SIGKILL);
+                // In case it left its group; ESRCH means it is already gone.
+                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+                let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE)?;
+                if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
+                    // It cannot even report a killed child: start afresh next time.
+                    self.stop_server();
+                    self.restarts += 1;
+                }
+                Status::Timeout
+            }
+        };
+        let duration = started.elapsed();
+        // Whatever the target left running in its group goes now.
+        signal_group(pid, Signal::SIGKILL);
+        self.config.running.store(0, Ordering::SeqCst);
+        self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
+        let stderr = self.stderr_tail().context("cannot read the output file")?;
+        Ok(Attempt::Done(Outcome { status, stderr, duration }))
+    }
+
+    /// The last [`CAPTURE_LIMIT`] bytes of the output file.
+    fn stderr_tail(&self) -> std::io::Result<Vec<u8>> {
+        let len = self.output.metadata()?.len();
+        let start = len.saturating_sub(CAPTURE_LIMIT as u64);
+        let mut tail = vec![0; (len - start) as usize];
+        let mut got = 0;
+        while got < tail.len() {
+            match self.output.read_at(&mut tail[got..], start + got as u64)? {
+                0 => break,
+                n => got += n,
+            }
+        }
+        tail.truncate(got);
+        Ok(tail)
+    }
+
+    /// The last lines of the output file, ready to append to an error message.
+    fn stderr_excerpt(&self) -> String {
+        let tail = self.stderr_tail().unwrap_or_default();
+        let text = String::from_utf8_lossy(&tail);
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        if lines.is_empty() {
+            return String::from(". It printed nothing on stderr.");
+        }
+        let last = &lines[lines.len().saturating_sub(5)..];
+        format!(". The last lines it printed on stderr:\n  {}", last.join("\n  "))
+    }
+}
+
+impl Executor for ForkServerExecutor {
+    fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
+        self.make_room(input.len())?;
+        let mut lost = Vec::new();
+        while lost.len() < 2 {
+            if self.server.is_none() {
+                self.start_server()?;
+            }
+            match self.attempt(input)? {
+                Attempt::Done(outcome) => return Ok(outcome),
+                Attempt::ServerLost(why) => {
+                    self.stop_server();
+                    self.restarts += 1;
+                    lost.push(why);
+                }
+            }
+        }
+        bail!(
+            "the fork server `{}` died twice in a row on the same input ({}); run the harness on the input by \
+             hand (`{} FILE`) to see why{}",
+            self.config.program.display(),
+            lost.join("; then "),
+            self.config.program.display(),
+            self.stderr_excerpt()
+        )
+    }
+}
+
+impl Drop for ForkServerExecutor {
+    fn drop(&mut self) {
+        self.stop_server();
+    }
+}
+
+/// Runs in the server's process between fork and exec: keep our two pipe ends
+/// open across exec, and die with the thread that started us.
+fn prepare_server(inherited: [RawFd; 2]) -> std::io::Result<()> {
+    for fd in inherited {
+        // SAFETY: fcntl is async-signal-safe; the descriptors are open.
+        if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    // SAFETY: prctl is async-signal-safe.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+    }
+    Ok(())
+}
+
+/// Kills the server with its process group (whatever a program that is not a
+/// harness started goes too; a harness's children have groups of their own) and reaps it.
+fn stop(server: Server) {
+    let Server { mut process, control, status, .. } = server;
+    drop(control);
+    drop(status);
+    if let Ok(pid) = i32::try_from(process.id()) {
+        signal_group(pid, Signal::SIGKILL);
+    }
+    let _ = process.kill();
+    let _ = process.wait();
+}
+
+/// `/dev/shm` when it is usable (memory, not disk), else the temporary directory.
+fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
+    let builder = || {
+        let mut builder = tempfile::Builder::new();
+        builder.prefix("cargo-minimize-crash-");
+        builder
+    };
+    builder()
+        .tempdir_in("/dev/shm")
+        .or_else(|_| builder().tempdir())
+        .context("cannot create a scratch directory for the fork server (is TMPDIR writable?)")
+}
+
+/// The reason [`read_response`] gives when the deadline passed.
+const TIMED_OUT: &str = "timed out";
+
+/// Reads and decodes one response; `Err(reason)` when the server is gone, out
+/// of step, or the deadline passed ([`TIMED_OUT`]).
+fn read_response(status: &mut File, deadline: Instant) -> anyhow::Result<Result<Response, String>> {
+    Ok(match read_message(status, deadline)? {
+        Received::Message(bytes) => Response::decode(&bytes).map_err(|e| format!("it sent a bad message ({e})")),
+        Received::Closed(_) => Err(String::from("it exited")),
+        Received::TimedOut(bytes) if bytes.is_empty() => Err(String::from(TIMED_OUT)),
+        Received::TimedOut(_) => Err(String::from("it sent half a message")),
+    })
+}
+
+/// Reads one [`MESSAGE_LEN`]-byte message, waiting at most until `deadline`.
+fn read_message(file: &mut File, deadline: Instant) -> anyhow::Result<Received> {
+    let mut buf = [0u8; MESSAGE_LEN];
+    let mut got = 0;
+    while got < MESSAGE_LEN {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(Received::TimedOut(buf[..got].to_vec()));
+        }
+        // Round up, so a wait of less than a millisecond does not spin.
+        let millis = (deadline - now).as_micros().div_ceil(1000);
+        let wait = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+        let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+        match poll(&mut fds, wait) {
+            Ok(0) | Err(Errno::EINTR) => continue,
+            Ok(_) => {}
+            Err(e) => return Err(e).context("cannot poll the fork server's status pipe"),
+        }
+        match file.read(&mut buf[got..]) {
+            Ok(0) => return Ok(Received::Closed(buf[..got].to_vec())),
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e).context("cannot read the fork server's status pipe"),
+        }
+    }
+    Ok(Received::Message(buf))
+}
+
+/// A raw `waitpid` status as a [`Status`].
+fn wait_status_of(raw: i32) -> Status {
+    if libc::WIFEXITED(raw) {
+        Status::Exited(libc::WEXITSTATUS(raw))
+    } else if libc::WIFSIGNALED(raw) {
+        Status::Signaled(libc::WTERMSIG(raw))
+    } else {
+        // Stopped or continued: `waitpid` without WUNTRACED does not report these.
+        Status::Exited(-1)
+    }
+}
+
+/// How a process ended, in words.
+fn describe_exit(status: &std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exited with code {code}"),
+        (None, Some(signal)) => format!("was killed by signal {signal} ({})", super::signal_name(signal)),
+        (None, None) => String::from("ended"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wait_statuses_decode_like_the_kernel_encodes_them() {
+        assert_eq!(wait_status_of(0), Status::Exited(0));
+        assert_eq!(wait_status_of(3 << 8), Status::Exited(3));
+        assert_eq!(wait_status_of(6), Status::Signaled(6));
+        assert_eq!(wait_status_of(11 | 0x80), Status::Signaled(11), "with a core dump");
+    }
+
+    #[test]
+    fn a_program_that_exits_at_once_is_not_a_harness() {
+        let mut config = ForkServerConfig::new("/bin/sh", Duration::from_secs(1));
+        config.args = vec!["-c".into(), "echo 'usage: not-a-harness FILE' >&2; exit 2".into()];
+        let err = ForkServerExecutor::start(config).unwrap_err();
+        let text = format!("{err:#}");
+        assert!(matches!(err.downcast_ref(), Some(HandshakeError::Exited { .. })), "{text}");
+        assert!(text.contains("`/bin/sh` exited with code 2 before the fork-server handshake"), "{text}");
+        assert!(text.contains("usage: not-a-harness FILE"), "{text}");
+    }
+
+    #[test]
+    fn a_missing_program_is_named() {
+        let config = ForkServerConfig::new("/no/such/harness", Duration::from_secs(1));
+        let text = format!("{:#}", ForkServerExecutor::start(config).unwrap_err());
+        assert!(text.contains("/no/such/harness"), "{text}");
+    }
+}

@@ -1,0 +1,544 @@
+//! Build the harness: prepare the stand-in and the scratch workspace, run `cargo build` with cargo-fuzz's flags, report compile errors as a typed error, check that the patch was taken.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context};
+use toml_edit::Item;
+
+use super::locate::{read_toml, FuzzProject};
+use super::scratch::{default_scratch_dir, write_workspace, Layout};
+use super::standin::{self, Patch, LIBFUZZER_SYS};
+use super::ProjectError;
+
+/// How to build, mirroring `cargo fuzz build`'s options for `--sanitizer none`.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// `--dev`: no optimizations (debug assertions on).
+    pub dev: bool,
+    /// `-O` / `--release`: optimized without debug assertions (cargo-fuzz's
+    /// default is optimized *with* them).
+    pub release: bool,
+    /// `-a` / `--debug-assertions`: debug assertions even with `release`.
+    pub debug_assertions: bool,
+    /// `--features`.
+    pub features: Option<String>,
+    /// `--no-default-features`.
+    pub no_default_features: bool,
+    /// `--all-features`.
+    pub all_features: bool,
+    /// The scratch directory; by default `<the project's target dir>/minimize-crash/<package>-<hash>`.
+    pub scratch_dir: Option<PathBuf>,
+    /// cargo's target directory; by default `<scratch dir>/target`.
+    pub target_dir: Option<PathBuf>,
+    /// The runtime crate (`cargo-minimize-crash-runtime`) the stand-in links.
+    pub runtime_dir: PathBuf,
+    /// Show cargo's progress lines on stderr as they come (the first build takes a while).
+    pub echo: bool,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        BuildOptions {
+            dev: false,
+            release: false,
+            debug_assertions: false,
+            features: None,
+            no_default_features: false,
+            all_features: false,
+            scratch_dir: None,
+            target_dir: None,
+            runtime_dir: default_runtime_dir(),
+            echo: false,
+        }
+    }
+}
+
+/// The runtime crate's source in this repository.
+pub fn default_runtime_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/runtime")
+}
+
+/// A built harness.
+#[derive(Clone, Debug)]
+pub struct Harness {
+    /// The executable.
+    pub binary: PathBuf,
+    /// The fuzz target it runs.
+    pub target: String,
+    /// The scratch directory it was built in.
+    pub scratch_dir: PathBuf,
+    /// The `libfuzzer-sys` version the stand-in copies.
+    pub libfuzzer_sys: String,
+    /// How long preparing and building took.
+    pub duration: Duration,
+}
+
+/// Builds the harness binary for `target` of `project`: the user's fuzz crate
+/// with `libfuzzer-sys` replaced by the stand-in whose `main` is the runtime's
+/// fork server. Nothing under the user's project is written except the scratch
+/// directory (by default inside the project's cargo target directory).
+pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions) -> Result<Harness, ProjectError> {
+    let start = Instant::now();
+    project.target(target)?;
+    if !options.runtime_dir.join("Cargo.toml").is_file() {
+        return Err(anyhow!(
+            "the fork-server runtime's source is missing (expected {}): this copy of cargo-minimize-crash \
+             cannot build harnesses; use --exec",
+            options.runtime_dir.display()
+        )
+        .into());
+    }
+    let cargo = cargo_program();
+    let host = host_triple(project)?;
+    let scratch = match &options.scratch_dir {
+        Some(dir) => dir.clone(),
+        None => default_scratch_dir(project, &project_target_dir(project, &cargo)?),
+    };
+    let layout = Layout::new(scratch);
+
+    let (standin, patch) = prepare_standin(project, &layout, &cargo, &host, &options.runtime_dir)?;
+    let manifest = write_workspace(project, &layout.harness_dir(), Some(&patch))?;
+    let target_dir = options.target_dir.clone().unwrap_or_else(|| layout.target_dir());
+
+    let mut command = cargo_command(&cargo, project);
+    command.arg("build").arg("--manifest-path").arg(&manifest);
+    // Like cargo-fuzz: --target keeps RUSTFLAGS off build scripts and proc macros.
+    command.arg("--target").arg(&host);
+    if !options.dev {
+        command.args(["--release", "--config", "profile.release.debug=\"line-tables-only\""]);
+    }
+    if options.no_default_features {
+        command.arg("--no-default-features");
+    }
+    if options.all_features {
+        command.arg("--all-features");
+    }
+    if let Some(features) = &options.features {
+        command.arg("--features").arg(features);
+    }
+    command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
+    command.arg("--message-format=json");
+    command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
+
+    let built = run_build(command, target, options.echo)?;
+    check_patch_taken(&layout.harness_dir().join("Cargo.lock"))?;
+    if !built.is_file() {
+        return Err(anyhow!("cargo reported {} but it is not there", built.display()).into());
+    }
+    Ok(Harness {
+        binary: built,
+        target: target.to_string(),
+        scratch_dir: layout.root.clone(),
+        libfuzzer_sys: standin.version,
+        duration: start.elapsed(),
+    })
+}
+
+/// cargo-fuzz's RUSTFLAGS for `--sanitizer none` without coverage
+/// instrumentation (the harness does not read coverage), the remapping that
+/// makes panic locations in the fuzz crate read as they do in a `cargo fuzz`
+/// build, then the user's own flags (last, so they win, as with cargo-fuzz).
+pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
+    let mut flags = vec!["--cfg".to_string(), "fuzzing".to_string()];
+    // cargo-fuzz: debug assertions (which imply overflow checks) unless -O without -a.
+    if !options.release || options.debug_assertions {
+        flags.push("-Cdebug-assertions".into());
+    }
+    if !options.dev {
+        flags.push("-Ccodegen-units=1".into());
+    }
+    // cargo passes paths under the workspace root as relative ones; the
+    // scratch workspace's root is elsewhere, so strip the user's root.
+    flags.push(format!("--remap-path-prefix={}/=", project.workspace_root.display()));
+    flags
+}
+
+fn encoded_rustflags(project: &FuzzProject, options: &BuildOptions) -> OsString {
+    let mut flags = rustflags(project, options);
+    if let Ok(user) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        flags.extend(user.split('\x1f').filter(|f| !f.is_empty()).map(str::to_string));
+    } else if let Ok(user) = std::env::var("RUSTFLAGS") {
+        flags.extend(user.split_whitespace().map(str::to_string));
+    }
+    flags.join("\x1f").into()
+}
+
+/// Runs `cargo build` with JSON messages: the bin's path from its artifact
+/// message, rustc's errors from the diagnostics, cargo's stderr kept (and
+/// echoed if asked) for other failures.
+fn run_build(mut command: Command, target: &str, echo: bool) -> Result<PathBuf, ProjectError> {
+    let line = command_line(&command);
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("cannot run `{line}`"))?;
+    let stderr = child.stderr.take().expect("piped");
+    let stderr_reader = std::thread::spawn(move || {
+        let mut kept = Vec::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if echo {
+                eprintln!("{line}");
+            }
+            kept.push(line);
+        }
+        kept
+    });
+    let mut executable = None;
+    let mut errors = Vec::new();
+    let stdout = child.stdout.take().expect("piped");
+    for message in BufReader::new(stdout).lines().map_while(Result::ok) {
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&message) else { continue };
+        match message["reason"].as_str() {
+            Some("compiler-artifact") => {
+                let is_bin = message["target"]["kind"].as_array().is_some_and(|k| k.iter().any(|k| k == "bin"));
+                if is_bin && message["target"]["name"] == target {
+                    if let Some(path) = message["executable"].as_str() {
+                        executable = Some(PathBuf::from(path));
+                    }
+                }
+            }
+            Some("compiler-message") => {
+                let diagnostic = &message["message"];
+                if diagnostic["level"].as_str().is_some_and(|l| l.starts_with("error")) {
+                    if let Some(rendered) = diagnostic["rendered"].as_str() {
+                        if echo {
+                            eprint!("{rendered}");
+                        }
+                        errors.push(rendered.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let status = child.wait().with_context(|| format!("cannot wait for `{line}`"))?;
+    let stderr = stderr_reader.join().unwrap_or_default();
+    if !status.success() {
+        if !errors.is_empty() {
+            return Err(ProjectError::Compile { target: target.to_string(), diagnostics: errors.concat() });
+        }
+        return Err(ProjectError::Cargo { command: line, status, output: stderr.join("\n") });
+    }
+    executable.ok_or_else(|| anyhow!("`{line}` succeeded but reported no executable for `{target}`").into())
+}
+
+/// The stand-in for the user's locked `libfuzzer-sys`, written into the
+/// scratch directory, and the `[patch]` that selects it.
+fn prepare_standin(
+    project: &FuzzProject,
+    layout: &Layout,
+    cargo: &OsStr,
+    host: &str,
+    runtime: &Path,
+) -> Result<(standin::StandIn, Patch), ProjectError> {
+    let lockfile = project.lockfile();
+    let locked =
+        if lockfile.is_file() { standin::locked_libfuzzer_sys(&read_toml(&lockfile)?, &project.package) } else { None };
+    let cached = locked.as_ref().filter(|l| standin::patch_key(l.source.as_deref()).as_deref() == Ok("crates-io"));
+    let cached = cached.and_then(|l| Some((l.clone(), standin::registry_source(&standin::cargo_home()?, &l.version)?)));
+    let (locked, source) = match cached {
+        Some(found) => found,
+        // Not locked yet, not from crates.io, or not unpacked: let cargo resolve and fetch it.
+        None => probe(project, layout, cargo, host, locked.as_ref().map(|l| l.version.as_str()))?,
+    };
+    let key = standin::patch_key(locked.source.as_deref())
+        .map_err(|reason| ProjectError::Unsupported { fuzz_dir: project.fuzz_dir.clone(), reason })?;
+    let standin = standin::write_standin(&source, &layout.standin_dir(&locked.version), runtime)?;
+    let patch = Patch { source_key: key, path: standin.dir.clone() };
+    Ok((standin, patch))
+}
+
+/// Resolves the unpatched scratch workspace with `cargo metadata` (which
+/// downloads what is missing) to find where cargo keeps `libfuzzer-sys`'s source.
+fn probe(
+    project: &FuzzProject,
+    layout: &Layout,
+    cargo: &OsStr,
+    host: &str,
+    version: Option<&str>,
+) -> Result<(standin::LockedPackage, PathBuf), ProjectError> {
+    let manifest = write_workspace(project, &layout.probe_dir(), None)?;
+    let mut command = cargo_command(cargo, project);
+    command.args(["metadata", "--format-version", "1", "--filter-platform", host, "--manifest-path"]).arg(&manifest);
+    let line = command_line(&command);
+    let output = command.output().with_context(|| format!("cannot run `{line}`"))?;
+    if !output.status.success() {
+        return Err(ProjectError::Cargo {
+            command: line,
+            status: output.status,
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).with_context(|| format!("`{line}` printed something unexpected"))?;
+    let candidates: Vec<&serde_json::Value> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["name"] == LIBFUZZER_SYS)
+        .filter(|p| version.map_or(true, |v| p["version"] == v))
+        .collect();
+    let [package] = candidates[..] else {
+        return Err(ProjectError::Unsupported {
+            fuzz_dir: project.fuzz_dir.clone(),
+            reason: if candidates.is_empty() {
+                format!("its dependencies do not include {LIBFUZZER_SYS} (the harness replaces it)")
+            } else {
+                format!("it depends on several versions of {LIBFUZZER_SYS}")
+            },
+        });
+    };
+    let manifest_path = package["manifest_path"].as_str().ok_or_else(|| anyhow!("`{line}`: no manifest_path"))?;
+    let locked = standin::LockedPackage {
+        name: LIBFUZZER_SYS.to_string(),
+        version: package["version"].as_str().unwrap_or_default().to_string(),
+        source: package["source"].as_str().map(str::to_string),
+    };
+    let dir = Path::new(manifest_path).parent().expect("a manifest is in a directory").to_path_buf();
+    Ok((locked, dir))
+}
+
+/// Fails unless every `libfuzzer-sys` in the scratch lockfile is the path
+/// (patched) one: a version mismatch makes cargo ignore a patch with only a
+/// warning, and the real libFuzzer would be linked.
+fn check_patch_taken(lockfile: &Path) -> Result<(), ProjectError> {
+    let lock = read_toml(lockfile)?;
+    let packages = lock.get("package").and_then(Item::as_array_of_tables);
+    for package in packages.into_iter().flatten() {
+        if package.get("name").and_then(Item::as_str) == Some(LIBFUZZER_SYS) {
+            if let Some(source) = package.get("source").and_then(Item::as_str) {
+                return Err(ProjectError::PatchNotUsed {
+                    lockfile: lockfile.to_path_buf(),
+                    source_id: source.to_string(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The fuzz project's cargo target directory, as `cargo fuzz build` would use
+/// it (it honours `CARGO_TARGET_DIR` and `build.target-dir`).
+fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
+    let mut command = cargo_command(cargo, project);
+    command.args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"]).arg(&project.manifest_path);
+    let line = command_line(&command);
+    let output = command.output().with_context(|| format!("cannot run `{line}`"))?;
+    if !output.status.success() {
+        return Err(ProjectError::Cargo {
+            command: line,
+            status: output.status,
+            output: String::from_utf8_lossy(&output.stderr).into_owned(),
+        });
+    }
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).with_context(|| format!("`{line}` printed something unexpected"))?;
+    let dir = metadata["target_directory"].as_str().ok_or_else(|| anyhow!("`{line}`: no target_directory"))?;
+    Ok(PathBuf::from(dir))
+}
+
+/// The host triple, from the rustc cargo would run here.
+fn host_triple(project: &FuzzProject) -> Result<String, ProjectError> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .arg("-vV")
+        .current_dir(&project.cwd)
+        .output()
+        .with_context(|| format!("cannot run `{} -vV`", rustc.to_string_lossy()))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let host = text.lines().find_map(|l| l.strip_prefix("host: "));
+    Ok(host.ok_or_else(|| anyhow!("`{} -vV` printed no host triple", rustc.to_string_lossy()))?.trim().to_string())
+}
+
+/// `$CARGO` (set when we run as `cargo minimize-crash`), else `cargo`.
+fn cargo_program() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// cargo, run where `cargo fuzz` would run it: in the user's working
+/// directory, so the same `.cargo/config.toml` files and toolchain apply.
+fn cargo_command(cargo: &OsStr, project: &FuzzProject) -> Command {
+    let mut command = Command::new(cargo);
+    command.current_dir(&project.cwd);
+    command
+}
+
+fn command_line(command: &Command) -> String {
+    let mut words = vec![command.get_program().to_string_lossy().into_owned()];
+    words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    shell_words::join(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::fs;
+
+    use super::*;
+
+    #[test]
+    fn flags_follow_cargo_fuzz_for_each_mode() {
+        let project = FuzzProject {
+            fuzz_dir: "/p/fuzz".into(),
+            manifest_path: "/p/fuzz/Cargo.toml".into(),
+            package: "p-fuzz".into(),
+            targets: Vec::new(),
+            workspace_root: "/p/fuzz".into(),
+            cwd: "/p".into(),
+        };
+        let default = rustflags(&project, &BuildOptions::default());
+        assert_eq!(
+            default,
+            ["--cfg", "fuzzing", "-Cdebug-assertions", "-Ccodegen-units=1", "--remap-path-prefix=/p/fuzz/="]
+        );
+        let release = rustflags(&project, &BuildOptions { release: true, ..BuildOptions::default() });
+        assert!(!release.contains(&"-Cdebug-assertions".to_string()));
+        let release_a =
+            rustflags(&project, &BuildOptions { release: true, debug_assertions: true, ..BuildOptions::default() });
+        assert!(release_a.contains(&"-Cdebug-assertions".to_string()));
+        let dev = rustflags(&project, &BuildOptions { dev: true, ..BuildOptions::default() });
+        assert!(dev.contains(&"-Cdebug-assertions".to_string()) && !dev.contains(&"-Ccodegen-units=1".to_string()));
+    }
+
+    #[test]
+    fn a_lockfile_with_a_registry_libfuzzer_sys_means_the_patch_was_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = dir.path().join("Cargo.lock");
+        fs::write(&lock, "version = 4\n[[package]]\nname = \"libfuzzer-sys\"\nversion = \"0.4.13\"\n").unwrap();
+        check_patch_taken(&lock).unwrap();
+        fs::write(
+            &lock,
+            "version = 4\n[[package]]\nname = \"libfuzzer-sys\"\nversion = \"0.4.13\"\n\
+             source = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+        )
+        .unwrap();
+        let error = check_patch_taken(&lock).unwrap_err();
+        assert!(matches!(error, ProjectError::PatchNotUsed { .. }), "{error}");
+    }
+
+    #[test]
+    fn the_default_scratch_dir_is_in_the_projects_own_target_dir() {
+        let dir = tempfile::tempdir().unwrap();
+        let fuzz = dir.path().join("fuzz");
+        fs::create_dir_all(&fuzz).unwrap();
+        fs::write(
+            fuzz.join("Cargo.toml"),
+            "[package]\nname = \"d-fuzz\"\nversion = \"0.0.0\"\n[package.metadata]\ncargo-fuzz = true\n\
+             [workspace]\n[[bin]]\nname = \"t\"\npath = \"t.rs\"\n",
+        )
+        .unwrap();
+        let project = FuzzProject::locate(Some(Path::new("fuzz")), dir.path()).unwrap();
+        let target_dir = project_target_dir(&project, &cargo_program()).unwrap();
+        // cargo may resolve symlinks in the temp dir's path; compare the tail.
+        assert!(target_dir.ends_with("fuzz/target"), "{}", target_dir.display());
+        assert!(!fuzz.join("Cargo.lock").exists(), "cargo metadata --no-deps must not write a lockfile");
+    }
+
+    // ---- End to end: real cargo builds (one of the sample project, one of a
+    // broken project). They share the workspace's target directory, so only
+    // the first `cargo test` pays the full build (~30 s on 2 cores).
+
+    /// `<workspace target dir>/tmp/project-harness`, found from the test binary's path
+    /// (`<target>/debug/deps/<test binary>`), outside the user's fuzz directory.
+    fn shared_scratch(name: &str) -> PathBuf {
+        let exe = std::env::current_exe().unwrap();
+        let target = exe.ancestors().nth(3).unwrap();
+        target.join("tmp/project-harness").join(name)
+    }
+
+    fn repo() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    }
+
+    /// Every file under `dir` (but cargo's and the fuzzer's output directories) with its hash and mtime.
+    fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (String, std::time::SystemTime)> {
+        let mut files = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                if path.is_dir() {
+                    if !["target", "corpus", "artifacts", "coverage"].contains(&name.as_str()) {
+                        stack.push(path);
+                    }
+                } else {
+                    let hash = sha1_smol::Sha1::from(fs::read(&path).unwrap()).digest().to_string();
+                    files.insert(path.clone(), (hash, fs::metadata(&path).unwrap().modified().unwrap()));
+                }
+            }
+        }
+        files
+    }
+
+    #[test]
+    fn the_sample_tlv_harness_builds_replays_the_crash_and_leaves_fuzz_untouched() {
+        let fuzz = repo().join("fuzz");
+        let before = snapshot(&fuzz);
+        assert!(before.contains_key(&fuzz.join("Cargo.lock")));
+        let project = FuzzProject::locate(None, &repo()).unwrap();
+        assert_eq!(project.fuzz_dir, fuzz);
+        let unknown = project.target("nope").unwrap_err();
+        assert!(unknown.to_string().contains("image, nest, rle, scene, tlv, vm"), "{unknown}");
+
+        let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
+        let harness = build_harness(&project, "tlv", &options).unwrap_or_else(|e| panic!("{e}"));
+        eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
+        assert!(harness.binary.is_file());
+        assert_eq!(harness.libfuzzer_sys, "0.4.13");
+
+        let crash = fs::read_dir(repo().join("corpus-samples/tlv"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
+            .unwrap();
+        let output = Command::new(&harness.binary).arg(&crash).env_remove("RUST_BACKTRACE").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "the crash must crash the harness; stderr:\n{stderr}");
+        assert!(stderr.contains("crates/planted/src/tlv.rs:140"), "stderr:\n{stderr}");
+
+        // Built again: nothing changed, so cargo has nothing to do.
+        let again = build_harness(&project, "tlv", &options).unwrap();
+        eprintln!("rebuilt in {:.1?}", again.duration);
+        assert_eq!(again.binary, harness.binary);
+
+        assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
+    }
+
+    #[test]
+    fn a_target_that_does_not_compile_is_a_typed_build_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let fuzz = dir.path().join("fuzz");
+        fs::create_dir_all(fuzz.join("fuzz_targets")).unwrap();
+        fs::write(
+            fuzz.join("Cargo.toml"),
+            "[package]\nname = \"broken-fuzz\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+             [package.metadata]\ncargo-fuzz = true\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\
+             [workspace]\nmembers = [\".\"]\n[[bin]]\nname = \"bad\"\npath = \"fuzz_targets/bad.rs\"\n",
+        )
+        .unwrap();
+        fs::write(
+            fuzz.join("fuzz_targets/bad.rs"),
+            "#![no_main]\nlibfuzzer_sys::fuzz_target!(|data: &[u8]| {\n    let n: u32 = data;\n});\n",
+        )
+        .unwrap();
+        // The sample project's lockfile pins the versions already in cargo's cache.
+        let lock = fs::read_to_string(repo().join("fuzz/Cargo.lock")).unwrap();
+        fs::write(fuzz.join("Cargo.lock"), lock.replace("planted-fuzz", "broken-fuzz")).unwrap();
+
+        let project = FuzzProject::locate(Some(Path::new("fuzz")), dir.path()).unwrap();
+        let options = BuildOptions { scratch_dir: Some(shared_scratch("broken-fuzz")), ..BuildOptions::default() };
+        let error = build_harness(&project, "bad", &options).unwrap_err();
+        assert!(matches!(error, ProjectError::Compile { .. }), "{error}");
+        assert_eq!(error.exit(), crate::exit_code::Exit::BuildFailed);
+        let message = error.to_string();
+        assert!(message.contains("the fuzz target `bad` does not compile"), "{message}");
+        assert!(message.contains("mismatched types"), "{message}");
+        assert!(message.contains("fuzz_targets/bad.rs"), "{message}");
+    }
+}

@@ -57,6 +57,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },
+    PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
 ];

@@ -13,18 +13,23 @@ const ABOUT: &str = "Minimize a fuzzer's crash input: the smallest input that st
 const LONG_ABOUT: &str = "\
 Minimize a fuzzer's crash input: the smallest input that still triggers the same bug.
 
-With --exec, any command that reads the input file works: a libFuzzer binary
-(`./fuzz_target -runs=1 @@`), a replay binary, a script. Each candidate is
-written to a scratch file, the command runs once per candidate, and the
-candidate is kept when the command crashes the same way as on the original
-(see --signature). The best result so far is always on disk: Ctrl-C stops
-early and keeps it.
+By default TARGET is a cargo-fuzz target: its fuzz crate (found as `cargo fuzz`
+finds it, or --fuzz-dir) is built as a harness, with libfuzzer-sys swapped for a
+fork server, in a scratch directory under the fuzz project's target directory;
+your files are never written. Each candidate then runs in a forked child (a
+fraction of a millisecond per test) and is kept when it crashes the same way as
+the original (see --signature). The result goes to
+<fuzz dir>/artifacts/TARGET/minimized-from-<sha1 of CRASH> unless -o says otherwise.
 
-Without --exec, the fork-server harness mode would build TARGET from the cargo-fuzz
-project; it is not available in this version.";
+With --exec, any command that reads the input file works instead: a libFuzzer
+binary (`./fuzz_target -runs=1 @@`), a replay binary, a script; it runs once per
+candidate.
+
+Either way the best result so far is always on disk: Ctrl-C stops early and keeps it.";
 
 const AFTER_HELP: &str = "\
 Examples:
+  cargo minimize-crash parse_header fuzz/artifacts/parse_header/crash-3f2a…
   cargo minimize-crash --exec 'target/release/planted-replay tlv @@' corpus-samples/tlv/crash-…
   cargo minimize-crash --exec './fuzz/target/x86_64-unknown-linux-gnu/release/parse -runs=1' crash-3f2a…
 
@@ -33,8 +38,7 @@ Exit codes:
     1  internal or other error
     2  usage error: bad arguments, missing/unreadable/empty crash file, command cannot be started
     3  the input does not crash: nothing to minimize
-    4  the fuzz target could not be built or is unknown (harness mode; reserved)
-    5  harness mode unavailable in this version: use --exec
+    4  the fuzz target is unknown or could not be built (not a cargo-fuzz project, compile error)
     6  minimized, but the result did not reproduce when run again (flaky); written anyway
   130  interrupted; the best result so far is written";
 
@@ -47,14 +51,16 @@ Exit codes:
     about = ABOUT,
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
-    override_usage = "cargo minimize-crash [OPTIONS] --exec <COMMAND> [TARGET] <CRASH>"
+    override_usage = "cargo minimize-crash [OPTIONS] <TARGET> <CRASH>\n       \
+                      cargo minimize-crash [OPTIONS] --exec <COMMAND> [TARGET] <CRASH>"
 )]
 pub struct Cli {
-    /// The fuzz target's name (optional with --exec, where it only labels the run).
+    /// The cargo-fuzz target's name, as given to `cargo fuzz run` (optional with
+    /// --exec, where it only labels the run).
     #[arg(value_name = "TARGET")]
     pub target: Option<OsString>,
 
-    /// The crash input to minimize. (With a single positional argument, it is this one.)
+    /// The crash input to minimize. (With --exec and a single positional argument, it is this one.)
     #[arg(value_name = "CRASH")]
     pub crash: Option<OsString>,
 
@@ -79,7 +85,8 @@ pub struct Cli {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub max_time: Option<Duration>,
 
-    /// Where to write the result [default: minimized-from-<sha1 of CRASH> next to CRASH].
+    /// Where to write the result [default: <fuzz dir>/artifacts/TARGET/minimized-from-<sha1 of CRASH>;
+    /// with --exec, next to CRASH].
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 
@@ -108,7 +115,48 @@ pub struct Cli {
     /// Print no progress and no summary on stderr (errors and warnings still).
     #[arg(short, long)]
     pub quiet: bool,
+
+    /// The cargo-fuzz project's directory [default: `fuzz` under the nearest Cargo project], as with `cargo fuzz`.
+    #[arg(long, value_name = "DIR", conflicts_with = "exec", help_heading = BUILD)]
+    pub fuzz_dir: Option<PathBuf>,
+
+    /// Build the harness in the dev profile (unoptimized) instead of release.
+    #[arg(short = 'D', long, conflicts_with_all = ["exec", "release"], help_heading = BUILD)]
+    pub dev: bool,
+
+    /// Build optimized without debug assertions (the default is optimized with them, as with `cargo fuzz`).
+    #[arg(short = 'O', long, conflicts_with = "exec", help_heading = BUILD)]
+    pub release: bool,
+
+    /// Keep debug assertions with --release.
+    #[arg(short = 'a', long, conflicts_with = "exec", help_heading = BUILD)]
+    pub debug_assertions: bool,
+
+    /// Features of the fuzz crate to enable (comma separated).
+    #[arg(long, value_name = "FEATURES", conflicts_with = "exec", help_heading = BUILD)]
+    pub features: Option<String>,
+
+    /// Do not enable the fuzz crate's default features.
+    #[arg(long, conflicts_with = "exec", help_heading = BUILD)]
+    pub no_default_features: bool,
+
+    /// Enable all the fuzz crate's features.
+    #[arg(long, conflicts_with = "exec", help_heading = BUILD)]
+    pub all_features: bool,
+
+    /// cargo's target directory for the harness build: it goes in DIR/minimize-crash/, never over
+    /// `cargo fuzz build`'s binaries [default: the fuzz project's own target directory].
+    #[arg(long, value_name = "DIR", conflicts_with = "exec", help_heading = BUILD)]
+    pub target_dir: Option<PathBuf>,
+
+    /// The sanitizer to build with; only `none` is supported so far (panics,
+    /// aborts, stack overflows and other signals are caught without one).
+    #[arg(short, long, value_name = "SANITIZER", default_value = "none", conflicts_with = "exec", help_heading = BUILD)]
+    pub sanitizer: String,
 }
+
+/// The help heading of the options that shape the harness build.
+const BUILD: &str = "Harness build (as with `cargo fuzz build`)";
 
 /// `--signature`'s values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -166,5 +214,15 @@ mod tests {
         assert_eq!((two.target, two.crash), (Some("tlv".into()), Some("crash".into())));
         assert!(Cli::try_parse_from(["c", "a", "b", "c"]).is_err());
         assert!(Cli::try_parse_from(["c", "--seed", "3", "x"]).is_err(), "--seed needs --random-order");
+    }
+
+    #[test]
+    fn build_options_belong_to_the_harness_mode() {
+        let cli = Cli::try_parse_from(["c", "--fuzz-dir", "f", "-O", "-a", "--features", "x,y", "t", "crash"]).unwrap();
+        assert_eq!(cli.fuzz_dir, Some(PathBuf::from("f")));
+        assert!(cli.release && cli.debug_assertions && !cli.dev);
+        assert_eq!(cli.features.as_deref(), Some("x,y"));
+        assert!(Cli::try_parse_from(["c", "--exec", "t", "--dev", "crash"]).is_err());
+        assert!(Cli::try_parse_from(["c", "--dev", "--release", "t", "crash"]).is_err());
     }
 }

@@ -6,11 +6,11 @@
 //! | 1    | internal or other error (I/O, an unexpected failure) |
 //! | 2    | usage error: bad arguments, a missing, unreadable or empty crash file, a command that cannot be started, an output path that would overwrite the crash file |
 //! | 3    | the input does not crash: nothing to minimize |
-//! | 4    | the fuzz target could not be built or is unknown (reserved for the harness mode) |
-//! | 5    | harness mode unavailable: this version minimizes with `--exec` only |
+//! | 4    | the fuzz target is unknown or could not be built: not a cargo-fuzz project, an unknown target, a compile error |
 //! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway |
 //! | 130  | interrupted (Ctrl-C); the best result so far is written |
 //!
+//! Code 5 is unused (earlier versions had no harness mode and said so with it).
 //! The README repeats this table; keep them in step.
 
 use std::fmt;
@@ -26,10 +26,8 @@ pub enum Exit {
     Usage,
     /// 3: the input does not crash, so there is nothing to minimize.
     DoesNotCrash,
-    /// 4: the fuzz target could not be built or is unknown (harness mode).
+    /// 4: the fuzz target is unknown or could not be built (harness mode).
     BuildFailed,
-    /// 5: the fork-server harness mode is not available in this version.
-    HarnessUnavailable,
     /// 6: the written result did not reproduce the crash when run again.
     Unverified,
     /// 130: interrupted; the best result so far is written.
@@ -45,7 +43,6 @@ impl Exit {
             Exit::Usage => 2,
             Exit::DoesNotCrash => 3,
             Exit::BuildFailed => 4,
-            Exit::HarnessUnavailable => 5,
             Exit::Unverified => 6,
             Exit::Interrupted => 130,
         }
@@ -121,7 +118,6 @@ mod tests {
             (Exit::Usage, 2),
             (Exit::DoesNotCrash, 3),
             (Exit::BuildFailed, 4),
-            (Exit::HarnessUnavailable, 5),
             (Exit::Unverified, 6),
             (Exit::Interrupted, 130),
         ];

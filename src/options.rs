@@ -14,13 +14,11 @@ use crate::signature::Level;
 /// One run's settings.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The fuzz target's name, when given (with `--exec` it only labels the run).
-    pub target: Option<String>,
+    /// How tests run.
+    pub mode: Mode,
     /// The crash input.
     pub crash: PathBuf,
-    /// The command run per test.
-    pub command: CommandLine,
-    /// Where the result goes (`None`: next to the crash, named after its hash).
+    /// Where the result goes (`None`: the mode's default, named after the crash's hash).
     pub output: Option<PathBuf>,
     /// Per-test time limit.
     pub timeout: Duration,
@@ -40,7 +38,77 @@ pub struct Options {
     pub quiet: bool,
 }
 
+/// How each test runs.
+#[derive(Clone, Debug)]
+pub enum Mode {
+    /// `--exec`: the command runs once per test.
+    Exec {
+        /// The command.
+        command: CommandLine,
+        /// The target's name when given: a label only.
+        target: Option<String>,
+    },
+    /// The default: the cargo-fuzz target is built as a fork-server harness.
+    Harness {
+        /// The fuzz target (a `[[bin]]` of the fuzz crate).
+        target: String,
+        /// Where the project is and how to build it.
+        project: ProjectOptions,
+    },
+}
+
+/// The harness mode's project and build settings, as `cargo fuzz build` takes them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ProjectOptions {
+    /// `--fuzz-dir` (relative to the working directory), else found as cargo-fuzz does.
+    pub fuzz_dir: Option<PathBuf>,
+    /// `--dev`: unoptimized.
+    pub dev: bool,
+    /// `--release`: optimized without debug assertions.
+    pub release: bool,
+    /// `--debug-assertions`: keep them with `release`.
+    pub debug_assertions: bool,
+    /// `--features`.
+    pub features: Option<String>,
+    /// `--no-default-features`.
+    pub no_default_features: bool,
+    /// `--all-features`.
+    pub all_features: bool,
+    /// `--target-dir`: cargo's target directory for the harness and its scratch files.
+    pub target_dir: Option<PathBuf>,
+}
+
+impl ProjectOptions {
+    /// The build flags as `cargo fuzz` takes them, for a reproduce line.
+    pub fn cargo_fuzz_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        if let Some(dir) = &self.fuzz_dir {
+            args.extend(["--fuzz-dir".to_string(), dir.to_string_lossy().into_owned()]);
+        }
+        let flags = [
+            (self.dev, "--dev"),
+            (self.release, "--release"),
+            (self.debug_assertions, "--debug-assertions"),
+            (self.no_default_features, "--no-default-features"),
+            (self.all_features, "--all-features"),
+        ];
+        args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| flag.to_string()));
+        if let Some(features) = &self.features {
+            args.extend(["--features".to_string(), features.clone()]);
+        }
+        args
+    }
+}
+
 impl Options {
+    /// The fuzz target's name, when known (with `--exec` it only labels the run).
+    pub fn target(&self) -> Option<&str> {
+        match &self.mode {
+            Mode::Exec { target, .. } => target.as_deref(),
+            Mode::Harness { target, .. } => Some(target),
+        }
+    }
+
     /// Checks the arguments and fills in defaults.
     pub fn from_cli(cli: Cli) -> Result<Options, Failure> {
         // `[TARGET] <CRASH>`: a single positional argument is the crash.
@@ -53,20 +121,41 @@ impl Options {
             .map(|t| t.into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")))
             .transpose()
             .or_exit(Exit::Usage)?;
-        let Some(exec) = cli.exec else {
-            return Err(Failure::new(
-                Exit::HarnessUnavailable,
-                anyhow!(
-                    "the fork-server harness mode (building {target} from the cargo-fuzz project) is not available \
-                     in this version.\nRun the target yourself with --exec, e.g. `cargo fuzz build {target}`, then\n  \
-                     cargo minimize-crash --exec 'fuzz/target/<triple>/release/{target} -runs=1 @@' {}",
-                    crash.to_string_lossy(),
-                    target = target.as_deref().unwrap_or("<TARGET>"),
-                ),
-            ));
+        let mode = match cli.exec {
+            Some(exec) => {
+                let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
+                command.locate_program().context("invalid --exec").or_exit(Exit::Usage)?;
+                Mode::Exec { command, target }
+            }
+            None => {
+                let Some(target) = target else {
+                    return Err(Failure::usage(anyhow!(
+                        "give the fuzz target's name before the crash file: `cargo minimize-crash TARGET {}` \
+                         (the targets are the [[bin]] names in fuzz/Cargo.toml), or run a command per test with --exec",
+                        crash.to_string_lossy()
+                    )));
+                };
+                if cli.sanitizer != "none" {
+                    return Err(Failure::usage(anyhow!(
+                        "--sanitizer {} is not supported yet: the harness is built without a sanitizer \
+                         (`--sanitizer none`), which catches panics, aborts, stack overflows and other signals; \
+                         for a sanitizer report, build with `cargo fuzz build` and use --exec",
+                        cli.sanitizer
+                    )));
+                }
+                let project = ProjectOptions {
+                    fuzz_dir: cli.fuzz_dir,
+                    dev: cli.dev,
+                    release: cli.release,
+                    debug_assertions: cli.debug_assertions,
+                    features: cli.features,
+                    no_default_features: cli.no_default_features,
+                    all_features: cli.all_features,
+                    target_dir: cli.target_dir,
+                };
+                Mode::Harness { target, project }
+            }
         };
-        let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
-        command.locate_program().context("invalid --exec").or_exit(Exit::Usage)?;
         if cli.timeout.is_zero() {
             return Err(Failure::usage(anyhow!("--timeout must be more than zero")));
         }
@@ -82,9 +171,8 @@ impl Options {
             SignatureLevel::Any => Level::Any,
         };
         Ok(Options {
-            target,
+            mode,
             crash: PathBuf::from(crash),
-            command,
             output: cli.output,
             timeout: cli.timeout,
             max_tests: cli.max_tests,
@@ -138,10 +226,29 @@ mod tests {
     }
 
     #[test]
-    fn without_exec_the_harness_mode_is_reported_unavailable() {
-        let failure = options(&["tlv", "crash-1"]).unwrap_err();
-        assert_eq!(failure.exit, Exit::HarnessUnavailable);
-        assert!(failure.to_string().contains("--exec"), "{failure}");
+    fn without_exec_the_target_is_required() {
+        let failure = options(&["crash-1"]).unwrap_err();
+        assert_eq!(failure.exit, Exit::Usage);
+        assert!(failure.to_string().contains("give the fuzz target's name"), "{failure}");
+    }
+
+    #[test]
+    fn harness_mode_options_are_filled_in() {
+        let o = options(&["--fuzz-dir", "f", "-O", "--no-default-features", "tlv", "crash-1"]).unwrap();
+        assert_eq!(o.target(), Some("tlv"));
+        let Mode::Harness { target, project } = &o.mode else { panic!("{:?}", o.mode) };
+        assert_eq!(target, "tlv");
+        assert_eq!(project.fuzz_dir, Some(PathBuf::from("f")));
+        assert!(project.release && project.no_default_features && !project.dev);
+        assert_eq!(project.cargo_fuzz_args(), ["--fuzz-dir", "f", "--release", "--no-default-features"]);
+    }
+
+    #[test]
+    fn only_no_sanitizer_is_supported() {
+        assert!(options(&["-s", "none", "tlv", "crash-1"]).is_ok());
+        let failure = options(&["--sanitizer", "address", "tlv", "crash-1"]).unwrap_err();
+        assert_eq!(failure.exit, Exit::Usage);
+        assert!(failure.to_string().contains("--sanitizer address is not supported yet"), "{failure}");
     }
 
     #[test]
@@ -156,7 +263,8 @@ mod tests {
     fn exec_mode_options_are_filled_in() {
         let o = options(&["--exec", "sh -c true", "--random-order", "--seed", "7", "--signature", "loose", "t", "c"])
             .unwrap();
-        assert_eq!(o.target.as_deref(), Some("t"));
+        assert_eq!(o.target(), Some("t"));
+        assert!(matches!(o.mode, Mode::Exec { .. }));
         assert_eq!(o.crash, PathBuf::from("c"));
         assert_eq!(o.order, Order::Random { seed: 7 });
         assert_eq!(o.signature, Level::Loose);

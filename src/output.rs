@@ -21,6 +21,12 @@ pub fn default_path(crash: &Path, original: &[u8]) -> PathBuf {
     }
 }
 
+/// The harness mode's default: `<fuzz dir>/artifacts/<target>/minimized-from-<sha1 of the original>`,
+/// where `cargo fuzz tmin` puts its results.
+pub fn artifact_path(fuzz_dir: &Path, target: &str, original: &[u8]) -> PathBuf {
+    fuzz_dir.join("artifacts").join(target).join(format!("minimized-from-{}", sha1_hex(original)))
+}
+
 /// Fails when `output` is the crash file (or a link to it), or its directory does not exist.
 pub fn check_output_path(output: &Path, crash: &Path) -> anyhow::Result<()> {
     if let (Ok(out), Ok(original)) = (fs::metadata(output), fs::metadata(crash)) {
@@ -69,6 +75,10 @@ mod tests {
         let path = default_path(Path::new("fuzz/artifacts/t/crash-1"), b"abc");
         assert_eq!(path, Path::new("fuzz/artifacts/t/minimized-from-a9993e364706816aba3e25717850c26c9cd0d89d"));
         assert_eq!(default_path(Path::new("crash-1"), b"abc").parent(), Some(Path::new("")));
+        assert_eq!(
+            artifact_path(Path::new("/p/fuzz"), "tlv", b"abc"),
+            Path::new("/p/fuzz/artifacts/tlv/minimized-from-a9993e364706816aba3e25717850c26c9cd0d89d")
+        );
     }
 
     #[test]

@@ -1,36 +1,170 @@
-//! One run of the `--exec` mode: read the crash, confirm it crashes, reduce, save, verify, summarize.
+//! One run, in either mode: set up the executor (a command per test, or a harness built from the cargo-fuzz project and run as a fork server), then the shared pipeline: confirm the crash, reduce, save, verify, summarize.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 
-use crate::exec::{Executor, Outcome, ProcessExecutor};
+use crate::exec::process::quote;
+use crate::exec::{Executor, ForkServerConfig, ForkServerExecutor, Outcome, ProcessExecutor};
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::interrupt::Interrupt;
-use crate::options::Options;
+use crate::options::{Mode, Options, ProjectOptions};
 use crate::output;
 use crate::progress::{Display, Watcher};
-use crate::reduce::{reduce_from, Fallible, Order, ReduceOptions, StopReason, TestCase, Verdict};
+use crate::project::scratch::default_scratch_dir;
+use crate::project::{build_harness, BuildOptions, FuzzProject};
+use crate::reduce::{reduce_from, Example, Fallible, Order, ReduceOptions, StopReason, TestCase, Verdict};
 use crate::report::Summary;
 use crate::signature::{Kind, Level, Signature};
 
 /// How many times the original runs before reducing, to catch a flaky target.
 pub const INITIAL_RUNS: usize = 3;
 
+/// What the shared pipeline needs to know about the mode, besides its executor.
+struct Plan {
+    /// Where the result goes.
+    output: PathBuf,
+    /// How the original is run, for messages (`./t -runs=1 crash-1`).
+    run_line: String,
+    /// What to check when the original does not crash.
+    no_crash_hint: String,
+    /// A command that reproduces the crash from the result.
+    reproduce: String,
+}
+
 /// Runs the whole pipeline; `Ok` carries the exit code of a run that produced
 /// a result (minimized, unverified, interrupted).
 pub fn run(options: &Options) -> Result<Exit, Failure> {
     let interrupt = Interrupt::install()?;
     let original = read_crash(&options.crash)?;
-    let output = options.output.clone().unwrap_or_else(|| output::default_path(&options.crash, &original));
-    output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
-    let file_name = options.crash.file_name().unwrap_or("input".as_ref());
-    let mut executor =
-        ProcessExecutor::new(options.command.clone(), options.timeout, file_name, interrupt.running.clone())?;
+    match &options.mode {
+        Mode::Exec { command, .. } => {
+            let output = options.output.clone().unwrap_or_else(|| output::default_path(&options.crash, &original));
+            output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
+            let file_name = options.crash.file_name().unwrap_or("input".as_ref());
+            let mut executor =
+                ProcessExecutor::new(command.clone(), options.timeout, file_name, interrupt.running.clone())?;
+            let plan = Plan {
+                run_line: command.display_for(&options.crash),
+                no_crash_hint: String::from(
+                    "Check that the command reads the input (put @@ where its path goes) and that it runs the build \
+                     that crashed.",
+                ),
+                reproduce: command.display_for(&output),
+                output,
+            };
+            minimize(&mut executor, |_| Vec::new(), &original, &plan, options, &interrupt)
+        }
+        Mode::Harness { target, project } => {
+            let (mut executor, plan) = start_harness(target, project, &original, options, &interrupt)?;
+            minimize(&mut executor, harness_examples, &original, &plan, options, &interrupt)
+        }
+    }
+}
 
-    let baseline = baseline(&mut executor, &original, options, &interrupt)?;
+/// The harness mode's set-up: find the project, settle the output path, build
+/// the harness, start it as a fork server.
+fn start_harness(
+    target: &str,
+    project_options: &ProjectOptions,
+    original: &[u8],
+    options: &Options,
+    interrupt: &Interrupt,
+) -> Result<(ForkServerExecutor, Plan), Failure> {
+    let cwd = std::env::current_dir().context("cannot read the working directory")?;
+    let project = FuzzProject::locate(project_options.fuzz_dir.as_deref(), &cwd)?;
+    project.target(target)?;
+    let output = match &options.output {
+        Some(output) => output.clone(),
+        None => {
+            let path = output::artifact_path(&project.fuzz_dir, target, original);
+            let dir = path.parent().expect("a directory");
+            fs::create_dir_all(dir).with_context(|| {
+                format!("cannot create {} for the result; choose another place with --output", dir.display())
+            })?;
+            path
+        }
+    };
+    output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
+
+    let build = BuildOptions {
+        dev: project_options.dev,
+        release: project_options.release,
+        debug_assertions: project_options.debug_assertions,
+        features: project_options.features.clone(),
+        no_default_features: project_options.no_default_features,
+        all_features: project_options.all_features,
+        // The harness never goes into cargo's own target directory: it would
+        // replace `cargo fuzz build`'s binary of the same name.
+        scratch_dir: project_options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
+        ..BuildOptions::default()
+    };
+    if !options.quiet {
+        eprintln!("building {target} harness...");
+    }
+    let harness = build_harness(&project, target, &build).map_err(|error| {
+        // Ctrl-C reaches cargo too (same process group): report the interrupt, not cargo's failure.
+        if interrupt.is_raised() {
+            Failure::new(
+                Exit::Interrupted,
+                anyhow!("interrupted while building the {target} harness; nothing was written"),
+            )
+        } else {
+            Failure::from(error)
+        }
+    })?;
+    if !options.quiet {
+        eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
+    }
+
+    let mut config = ForkServerConfig::new(&harness.binary, options.timeout);
+    config.running = interrupt.running.clone();
+    let executor = ForkServerExecutor::start(config)
+        .with_context(|| format!("cannot start the {target} harness as a fork server"))?;
+    if let Some(hello) = executor.hello().filter(|hello| hello.threads > 1) {
+        eprintln!(
+            "warning: the {target} harness had {} threads when it started forking (the target's init code \
+             started threads?); forking a multi-threaded process is unsafe: tests may hang or behave oddly",
+            hello.threads
+        );
+    }
+
+    let mut reproduce = vec![String::from("cargo fuzz run")];
+    reproduce.extend(project_options.cargo_fuzz_args().iter().map(|a| quote(a)));
+    reproduce.push(quote(target));
+    reproduce.push(quote(&std::path::absolute(&output).unwrap_or_else(|_| output.clone()).to_string_lossy()));
+    let plan = Plan {
+        run_line: format!("{} {}", quote(&harness.binary.to_string_lossy()), quote(&options.crash.to_string_lossy())),
+        no_crash_hint: format!(
+            "Check that it is a crash of `{target}` and that the build options (features, --dev, --release) \
+             match the build that crashed; a memory error that only a sanitizer reports does not show in a \
+             harness built without one: minimize it with --exec and a `cargo fuzz build` binary."
+        ),
+        reproduce: reproduce.join(" "),
+        output,
+    };
+    Ok((executor, plan))
+}
+
+/// The structure the harness recorded in its last run (the values `arbitrary` built).
+fn harness_examples(executor: &ForkServerExecutor) -> Vec<Example> {
+    executor.examples()
+}
+
+/// The pipeline both modes share: confirm the crash, reduce, save, verify,
+/// summarize. `examples` reads the structure the executor's last run recorded.
+fn minimize<E: Executor>(
+    executor: &mut E,
+    examples: fn(&E) -> Vec<Example>,
+    original: &[u8],
+    plan: &Plan,
+    options: &Options,
+    interrupt: &Interrupt,
+) -> Result<Exit, Failure> {
+    let output = &plan.output;
+    let baseline = baseline(executor, original, plan, options, interrupt)?;
     let expected = baseline.signature.clone();
     if !options.quiet {
         eprintln!(
@@ -53,18 +187,28 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
         ..ReduceOptions::default()
     };
     let level = options.signature;
-    let mut watcher = Watcher::new(&output, Display::choose(options.quiet), &interrupt, original.len());
+    let structure = options.structure;
+    // The last baseline run was the original's.
+    let initial_examples = if structure { examples(executor) } else { Vec::new() };
+    let mut watcher = Watcher::new(output, Display::choose(options.quiet), interrupt, original.len());
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         let outcome = executor.run(candidate)?;
-        Ok(Verdict::from_bool(same_crash(&expected, &outcome, level)))
+        Ok(if !same_crash(&expected, &outcome, level) {
+            Verdict::Boring
+        } else if structure {
+            Verdict::Interesting(examples(executor))
+        } else {
+            Verdict::Interesting(Vec::new())
+        })
     });
-    let reduction = reduce_from(TestCase::new(original.clone(), Vec::new()), oracle, &reduce_options, &mut watcher);
+    let reduction =
+        reduce_from(TestCase::new(original.to_vec(), initial_examples), oracle, &reduce_options, &mut watcher);
     watcher.finish();
     if let Some(error) = watcher.write_error.take() {
         return Err(error.context("cannot save the minimized input; nothing better than the original was kept").into());
     }
     // Saved on every improvement; once more so the file exists even without one.
-    output::write_atomically(&output, &reduction.best.bytes).context("cannot save the minimized input")?;
+    output::write_atomically(output, &reduction.best.bytes).context("cannot save the minimized input")?;
 
     let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
     let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
@@ -82,7 +226,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
     let stats = reduction.stats;
     let seconds = stats.elapsed.as_secs_f64();
     let summary = Summary {
-        target: options.target.clone(),
+        target: options.target().map(str::to_owned),
         crash: options.crash.clone(),
         output: output.clone(),
         initial_size: stats.initial_len,
@@ -102,7 +246,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
             Order::Random { seed } => Some(seed),
             Order::Deterministic => None,
         },
-        reproduce: options.command.display_for(&output),
+        reproduce: plan.reproduce.clone(),
         passes: Summary::pass_summaries(&stats),
         stats,
     };
@@ -112,7 +256,10 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
     if options.json {
         println!("{}", summary.to_json());
     }
-    if summary.final_size == 0 && matches!(expected.kind, Kind::Exit { .. }) {
+    if summary.final_size == 0
+        && matches!(expected.kind, Kind::Exit { .. })
+        && matches!(options.mode, Mode::Exec { .. })
+    {
         eprintln!(
             "warning: the command fails the same way on an empty input; check that it reads the input file \
              (put @@ where its path goes) and that its exit code means a crash"
@@ -121,7 +268,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
 
     if let StopReason::OracleFailed(why) = &stop {
         return Err(Failure::from(anyhow!(
-            "running the command failed, so the reduction stopped early: {why}\nthe best result so far is in {}",
+            "running the target failed, so the reduction stopped early: {why}\nthe best result so far is in {}",
             output.display()
         )));
     }
@@ -171,17 +318,16 @@ struct Baseline {
 
 /// Runs the original [`INITIAL_RUNS`] times: a crash on none is an error, a
 /// crash on some (or different crashes) is flaky: warn and take the majority.
-fn baseline(
-    executor: &mut dyn Executor,
+fn baseline<E: Executor + ?Sized>(
+    executor: &mut E,
     original: &[u8],
+    plan: &Plan,
     options: &Options,
     interrupt: &Interrupt,
 ) -> Result<Baseline, Failure> {
     let mut outcomes = Vec::with_capacity(INITIAL_RUNS);
     for _ in 0..INITIAL_RUNS {
-        let outcome = executor
-            .run(original)
-            .with_context(|| format!("cannot run `{}`", options.command.display_for(&options.crash)))?;
+        let outcome = executor.run(original).with_context(|| format!("cannot run `{}`", plan.run_line))?;
         if interrupt.is_raised() {
             return Err(Failure::new(Exit::Interrupted, anyhow!("interrupted before minimizing; nothing was written")));
         }
@@ -202,11 +348,11 @@ fn baseline(
         return Err(Failure::new(
             Exit::DoesNotCrash,
             anyhow!(
-                "{} does not crash: `{}` {} on all {INITIAL_RUNS} runs.\n\
-                 Check that the command reads the input (put @@ where its path goes) and that it runs the build that crashed.{}",
+                "{} does not crash: `{}` {} on all {INITIAL_RUNS} runs.\n{}{}",
                 options.crash.display(),
-                options.command.display_for(&options.crash),
+                plan.run_line,
                 last.status,
+                plan.no_crash_hint,
                 stderr_excerpt(last),
             ),
         ));
@@ -247,15 +393,14 @@ mod tests {
     impl Executor for Script {
         fn run(&mut self, _input: &[u8]) -> anyhow::Result<Outcome> {
             let (status, stderr) = self.0.pop_front().expect("a scripted outcome");
-            Ok(Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::from_millis(1) })
+            Ok(Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::from_millis(1), panic: None })
         }
     }
 
     fn options() -> Options {
         Options {
-            target: None,
+            mode: Mode::Exec { command: CommandLine::parse("./t -runs=1").unwrap(), target: None },
             crash: "crash-1".into(),
-            command: CommandLine::parse("./t -runs=1").unwrap(),
             output: None,
             timeout: Duration::from_secs(1),
             max_tests: None,
@@ -270,7 +415,13 @@ mod tests {
 
     fn baseline_of(outcomes: &[(Status, &'static str)]) -> Result<Baseline, Failure> {
         let mut script = Script(outcomes.iter().copied().collect());
-        baseline(&mut script, b"x", &options(), &Interrupt::default())
+        let plan = Plan {
+            output: "out".into(),
+            run_line: "./t -runs=1 crash-1".into(),
+            no_crash_hint: "Check the command.".into(),
+            reproduce: String::new(),
+        };
+        baseline(&mut script, b"x", &plan, &options(), &Interrupt::default())
     }
 
     const PANIC: &str = "thread 'main' panicked at src/a.rs:1:2:\nboom\n";

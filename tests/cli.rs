@@ -1,14 +1,17 @@
 //! The `cargo-minimize-crash` binary end to end: `--exec` mode on the bundled
-//! samples in `corpus-samples/`, replayed by `planted-replay`, plus the error
-//! paths and their exit codes. Each test copies its fixture into a temporary
-//! directory, so the checkout is never written to.
+//! samples in `corpus-samples/`, replayed by `planted-replay`; the harness mode
+//! on the sample cargo-fuzz project in `fuzz/`, replayed by the harness binary
+//! itself; the error paths and their exit codes. Crash files are copied into
+//! temporary directories and results written there: the checkout is only
+//! written under `fuzz/target` (the harness build, as `cargo fuzz` would) and
+//! the workspace's `target/tmp`.
 
 use std::collections::HashMap;
 use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use assert_cmd::assert::Assert;
@@ -292,11 +295,228 @@ fn a_command_that_cannot_be_started_is_a_usage_error_naming_it() {
 }
 
 #[test]
-fn without_exec_the_harness_mode_is_reported_unavailable() {
+fn without_exec_a_single_argument_is_a_usage_error_asking_for_the_target() {
     let sample = Sample::copy("vm");
-    let assert = tool().arg("vm").arg(&sample.crash).assert().code(5);
-    assert_stderr_contains(&assert, "not available in this version");
-    assert_stderr_contains(&assert, "--exec");
+    let assert = tool().arg(&sample.crash).assert().code(2);
+    assert_stderr_contains(&assert, "give the fuzz target's name");
+}
+
+// ---- The harness mode, on the sample cargo-fuzz project in fuzz/.
+
+/// Harness-mode runs on `fuzz/` share one scratch directory (under
+/// `fuzz/target`, where a plain run puts it): one at a time.
+fn harness_lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// What a harness-mode run left: the summary, and the harness binary it built.
+struct HarnessRun {
+    summary: Value,
+    output: PathBuf,
+    harness: PathBuf,
+    stderr: String,
+}
+
+/// Minimizes `sample` in harness mode from the repository root, writing into the sample's temp dir.
+fn minimize_with_harness(sample: &Sample, extra: &[&str]) -> HarnessRun {
+    let output = sample.dir.path().join("minimized");
+    let _lock = harness_lock();
+    let assert = tool()
+        .current_dir(root())
+        .arg("--json")
+        .args(extra)
+        .arg("-o")
+        .arg(&output)
+        .arg(&sample.target)
+        .arg(&sample.crash)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "harness mode on {} failed:\n{stderr}", sample.target);
+    let summary: Value = serde_json::from_slice(&assert.get_output().stdout).expect("--json prints a JSON summary");
+    let harness = stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("built ").and_then(|l| l.rsplit_once(" in ")).map(|(path, _)| path))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no `built HARNESS in` line:\n{stderr}"));
+    assert_eq!(summary["output"], output.to_str().unwrap());
+    HarnessRun { summary, output, harness, stderr }
+}
+
+/// Runs the harness in replay mode (`harness FILE`, like `fuzz_target -runs=1 FILE`).
+fn replay_with_harness(harness: &Path, file: &Path) -> (ExitStatus, String) {
+    let output = Command::new(harness).arg(file).env("RUST_BACKTRACE", "0").stdin(Stdio::null()).output().unwrap();
+    (output.status, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Every file under `dir` but cargo's and the fuzzer's output directories, with its hash.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                if !["target", "artifacts", "corpus", "coverage"].contains(&name.as_str()) {
+                    stack.push(path);
+                }
+            } else {
+                files.push((path.clone(), sha1_hex(&std::fs::read(&path).unwrap())));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Minimizes a sample in harness mode and checks what `expected.toml` promises,
+/// replaying the result with the harness binary.
+fn check_harness_sample(target: &str) -> HarnessRun {
+    let sample = Sample::copy(target);
+    let run = minimize_with_harness(&sample, &[]);
+    let summary = &run.summary;
+    let size = std::fs::metadata(&run.output).unwrap().len();
+    assert_eq!(summary["signature"]["kind"], sample.expected["kind"].as_str(), "{summary:#}");
+    if let Some(location) = sample.expected.get("location") {
+        // A path dependency outside the fuzz workspace keeps its absolute path, as in a `cargo fuzz` build.
+        let found = summary["signature"]["location"].as_str().unwrap_or_default();
+        assert!(found.ends_with(location.as_str()), "expected {location}, got {found}");
+    }
+    assert_eq!(summary["verified"], true, "{summary:#}");
+    assert_eq!(summary["final_size"], size);
+    assert!(size <= sample.max_size(), "{target}: {size} bytes, above the bound of {}", sample.max_size());
+    assert_eq!(
+        summary["reproduce"].as_str().unwrap(),
+        format!("cargo fuzz run {target} {}", run.output.display()),
+        "{summary:#}"
+    );
+    sample.assert_crash_unchanged();
+
+    let (status, stderr) = replay_with_harness(&run.harness, &run.output);
+    assert!(!status.success(), "the result must crash the harness in replay mode:\n{stderr}");
+    match sample.expected["kind"].as_str() {
+        "panic" => assert!(stderr.contains(&format!("{}:", sample.expected["location"])), "{stderr}"),
+        "signal" => {
+            let signal: i32 = sample.expected["signal"].parse().unwrap();
+            assert_eq!(status.signal(), Some(signal), "{stderr}");
+        }
+        other => panic!("no harness check for {other}"),
+    }
+    eprintln!(
+        "{target} (harness): {} -> {size} bytes, {} tests at {:.0} tests/s",
+        summary["initial_size"],
+        summary["tests"],
+        summary["tests_per_second"].as_f64().unwrap_or_default()
+    );
+    verify_with_cargo_fuzz(target, &run.output);
+    run
+}
+
+/// Replays `file` with `cargo fuzz run` (the user's own reproduction), when cargo-fuzz is installed.
+fn verify_with_cargo_fuzz(target: &str, file: &Path) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let installed = Command::new(&cargo).args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success());
+    if !installed {
+        eprintln!(
+            "skipping the `cargo fuzz run {target}` check: cargo-fuzz is not installed (`cargo install cargo-fuzz`)"
+        );
+        return;
+    }
+    let _lock = harness_lock();
+    let output = Command::new(&cargo)
+        .current_dir(root())
+        .args(["fuzz", "run", "--sanitizer", "none", target])
+        .arg(file)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "`cargo fuzz run {target}` did not crash on the result:\n{stderr}");
+    assert!(stderr.contains("deadly signal") || stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn harness_mode_minimizes_tlv_below_its_bound_replays_and_leaves_fuzz_untouched() {
+    let fuzz = root().join("fuzz");
+    let before = snapshot(&fuzz);
+    let run = check_harness_sample("tlv");
+    assert!(run.stderr.contains("building tlv harness..."), "{}", run.stderr);
+    assert!(run.harness.starts_with(fuzz.join("target")), "the scratch build lives in fuzz/target");
+    assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
+}
+
+#[test]
+fn harness_mode_minimizes_vm_below_its_bound_and_the_result_still_aborts() {
+    check_harness_sample("vm");
+}
+
+#[test]
+fn harness_mode_is_much_faster_per_test_than_a_process_per_test() {
+    let sample = Sample::copy("tlv");
+    let budget = ["--max-tests", "400"];
+    let harness = minimize_with_harness(&sample, &budget).summary;
+    let (_, exec) = sample.minimize(&budget);
+    let (fork, process) = (harness["tests_per_second"].as_f64().unwrap(), exec["tests_per_second"].as_f64().unwrap());
+    eprintln!(
+        "tlv, 400 tests: harness {fork:.0} tests/s, --exec planted-replay {process:.0} tests/s ({:.1}x)",
+        fork / process
+    );
+}
+
+#[test]
+fn harness_mode_with_an_unknown_target_lists_the_known_ones() {
+    let sample = Sample::copy("tlv");
+    let assert = tool().current_dir(root()).arg("no-such-target").arg(&sample.crash).assert().code(4);
+    assert_stderr_contains(&assert, "no fuzz target named `no-such-target`");
+    assert_stderr_contains(&assert, "image, nest, rle, scene, tlv, vm");
+}
+
+#[test]
+fn harness_mode_outside_a_cargo_fuzz_project_says_so() {
+    let sample = Sample::copy("tlv");
+    std::fs::write(sample.dir.path().join("Cargo.toml"), "[package]\nname = \"plain\"\nversion = \"0.1.0\"\n").unwrap();
+    let assert = tool().current_dir(sample.dir.path()).args(["--fuzz-dir", "."]).arg("tlv").arg(&sample.crash).assert();
+    let assert = assert.code(4);
+    assert_stderr_contains(&assert, "is not a cargo-fuzz project");
+}
+
+#[test]
+fn harness_mode_reports_a_target_that_does_not_compile_with_exit_4_and_rustcs_errors() {
+    // A fixed directory under the workspace's target dir (not a fresh temp
+    // dir), so its scratch build keeps the compiled dependencies between runs.
+    let target_dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-harness");
+    let fuzz = target_dir.join("broken/fuzz");
+    std::fs::create_dir_all(fuzz.join("fuzz_targets")).unwrap();
+    let write = |path: PathBuf, text: &str| {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(path, text).unwrap();
+        }
+    };
+    write(
+        fuzz.join("Cargo.toml"),
+        "[package]\nname = \"broken-fuzz\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\
+         [package.metadata]\ncargo-fuzz = true\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\
+         [workspace]\nmembers = [\".\"]\n[[bin]]\nname = \"bad\"\npath = \"fuzz_targets/bad.rs\"\n",
+    );
+    write(
+        fuzz.join("fuzz_targets/bad.rs"),
+        "#![no_main]\nlibfuzzer_sys::fuzz_target!(|data: &[u8]| {\n    let n: u32 = data;\n});\n",
+    );
+    // The sample project's lockfile pins versions already in cargo's cache.
+    let lock = std::fs::read_to_string(root().join("fuzz/Cargo.lock")).unwrap();
+    write(fuzz.join("Cargo.lock"), &lock.replace("planted-fuzz", "broken-fuzz"));
+    let sample = Sample::copy("tlv");
+    let assert = tool()
+        .current_dir(fuzz.parent().unwrap())
+        .args(["--fuzz-dir", "fuzz", "--target-dir"])
+        .arg(&target_dir)
+        .arg("bad")
+        .arg(&sample.crash)
+        .assert()
+        .code(4);
+    assert_stderr_contains(&assert, "the fuzz target `bad` does not compile");
+    assert_stderr_contains(&assert, "mismatched types");
+    assert_eq!(std::fs::read_dir(sample.dir.path()).unwrap().count(), 1, "nothing is written");
 }
 
 #[test]
@@ -368,7 +588,7 @@ fn the_readme_repeats_the_exit_code_table() {
         .filter_map(|l| l.strip_prefix("//! | "))
         .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
         .collect();
-    assert_eq!(rows.len(), 8, "the enum's table has a row per exit code");
+    assert_eq!(rows.len(), 7, "the enum's table has a row per exit code");
     for row in rows {
         assert!(readme.contains(&format!("| {row}")), "README.md lacks the exit-code row `| {row}`");
     }

@@ -15,8 +15,9 @@
 //!    a timeout; after every test the group gets SIGKILL, so nothing the target
 //!    started outlives its test;
 //! 4. the stderr tail comes from the output file, and the child's own report
-//!    (ok or rejected, the panic's message and location, later the recorded
-//!    examples) from shared memory: [`ForkServerExecutor::last_result`].
+//!    (ok or rejected, the panic's message and location, the recorded
+//!    examples) from shared memory: [`ForkServerExecutor::last_result`],
+//!    [`ForkServerExecutor::examples`].
 //!
 //! The children's stderr goes to a regular file, not a pipe: a chatty child
 //! can never block on a full pipe, and no thread has to drain it. Scratch files
@@ -50,7 +51,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
 use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
-use super::{Executor, Outcome, Status};
+use super::{Executor, Outcome, Panic, Status};
 
 /// How long a freshly started harness has to send its handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -275,6 +276,16 @@ impl ForkServerExecutor {
         self.last_result.as_ref()
     }
 
+    /// The examples the last test's child recorded (values built by derived
+    /// `Arbitrary` impls, in the order they were entered: parents first), with
+    /// absolute spans of the last input. Values still being built when the
+    /// child stopped, and records that do not fit the input, are left out;
+    /// empty when nothing was recorded or the result could not be read.
+    pub fn examples(&self) -> Vec<crate::reduce::Example> {
+        let input_len = self.shm.layout.read_input(&self.shm.map).map_or(0, <[u8]>::len);
+        self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len))
+    }
+
     /// The scratch directory (removed on drop).
     pub fn scratch_dir(&self) -> &Path {
         self.scratch.path()
@@ -427,7 +438,8 @@ impl ForkServerExecutor {
         self.config.running.store(0, Ordering::SeqCst);
         self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
         let stderr = self.stderr_tail().context("cannot read the output file")?;
-        Ok(Attempt::Done(Outcome { status, stderr, duration }))
+        let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
+        Ok(Attempt::Done(Outcome { status, stderr, duration, panic }))
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.
@@ -536,6 +548,26 @@ fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
         .context("cannot create a scratch directory for the fork server (is TMPDIR writable?)")
 }
 
+/// The child's example records as the reducer's examples: labels shared per
+/// id, open and out-of-bounds records dropped.
+fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Example> {
+    let labels: Vec<crate::reduce::Label> = result.labels.iter().map(|l| l.as_str().into()).collect();
+    let unknown: crate::reduce::Label = "?".into();
+    let span = |(start, end): (u32, u32)| {
+        let (start, end) = (start as usize, end as usize);
+        (start <= end && end <= input_len).then_some(start..end)
+    };
+    result
+        .examples
+        .iter()
+        .filter(|record| record.front.1 != cmc_protocol::OPEN_END)
+        .filter_map(|record| {
+            let label = labels.get(record.label as usize).unwrap_or(&unknown).clone();
+            Some(crate::reduce::Example::new(span(record.front)?, span(record.back)?, label, record.depth))
+        })
+        .collect()
+}
+
 /// The reason [`read_response`] gives when the deadline passed.
 const TIMED_OUT: &str = "timed out";
 
@@ -610,6 +642,26 @@ mod tests {
         assert_eq!(wait_status_of(3 << 8), Status::Exited(3));
         assert_eq!(wait_status_of(6), Status::Signaled(6));
         assert_eq!(wait_status_of(11 | 0x80), Status::Signaled(11), "with a core dump");
+    }
+
+    #[test]
+    fn example_records_become_examples_and_open_or_stray_ones_are_dropped() {
+        use cmc_protocol::{ExampleRecord, OPEN_END};
+        let record = |front, back, label, depth| ExampleRecord { front, back, label, depth };
+        let result = ChildResult {
+            examples: vec![
+                record((0, 10), (10, 10), 0, 0),
+                record((2, 5), (8, 10), 1, 1),
+                record((5, OPEN_END), (8, 8), 1, 1),
+                record((5, 11), (8, 8), 1, 1),
+                record((6, 7), (8, 8), 9, 2),
+            ],
+            labels: vec!["demo::Scene".into(), "demo::Layer".into()],
+            ..ChildResult::default()
+        };
+        let examples = examples_of(&result, 10);
+        let shown: Vec<_> = examples.iter().map(|e| (e.front.clone(), e.back.clone(), &*e.label, e.depth)).collect();
+        assert_eq!(shown, [(0..10, 10..10, "demo::Scene", 0), (2..5, 8..10, "demo::Layer", 1), (6..7, 8..8, "?", 2)]);
     }
 
     #[test]

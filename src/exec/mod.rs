@@ -49,6 +49,27 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// Wall time from spawn to exit.
     pub duration: Duration,
+    /// The panic as the target's own hook reported it (a fork-server harness
+    /// does), when it panicked; `None` when the executor cannot know.
+    pub panic: Option<Panic>,
+}
+
+/// A panic reported by the process itself rather than parsed from its stderr.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Panic {
+    /// The panic's message.
+    pub message: String,
+    /// `file:line:col`, when the panic had a location.
+    pub location: Option<String>,
+}
+
+impl Panic {
+    /// The fork server's record of a panic.
+    pub fn from_record(record: &cmc_protocol::PanicRecord) -> Panic {
+        let location = (record.line != 0 && !record.file.is_empty())
+            .then(|| format!("{}:{}:{}", record.file, record.line, record.column));
+        Panic { message: record.message.clone(), location }
+    }
 }
 
 impl Outcome {

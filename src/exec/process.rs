@@ -115,7 +115,7 @@ fn check_executable(path: &Path) -> anyhow::Result<()> {
 }
 
 /// `word` as a POSIX shell would need it: bare when it is made of safe characters only.
-fn quote(word: &str) -> String {
+pub fn quote(word: &str) -> String {
     let safe = |c: char| c.is_ascii_alphanumeric() || "_-+=@%:,./".contains(c);
     if !word.is_empty() && word.chars().all(safe) {
         word.to_owned()
@@ -221,7 +221,7 @@ impl Executor for ProcessExecutor {
         // A grandchild that left the group may hold the pipes open: don't wait for it forever.
         let stderr = stderr.recv_timeout(PIPE_GRACE).unwrap_or_default();
         drop(stdout);
-        Ok(Outcome { status, stderr, duration })
+        Ok(Outcome { status, stderr, duration, panic: None })
     }
 }
 
@@ -361,10 +361,17 @@ mod tests {
         assert_eq!(outcome.status, Status::Timeout);
         assert!(started.elapsed() < Duration::from_secs(5));
         let pid: i32 = std::fs::read_to_string(marker.path()).unwrap().trim().parse().unwrap();
-        // The grandchild is gone (or a zombie about to be reaped by init).
-        let alive = kill(Pid::from_raw(pid), None).is_ok()
-            && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
-        assert!(!alive, "grandchild {pid} survived the timeout");
+        // The grandchild is gone (or a zombie about to be reaped by init). A
+        // killed process takes a moment to leave the table on a loaded machine.
+        let alive = || {
+            kill(Pid::from_raw(pid), None).is_ok()
+                && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
+        };
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while alive() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(!alive(), "grandchild {pid} survived the timeout");
     }
 
     #[test]

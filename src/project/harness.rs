@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, Context};
 use toml_edit::Item;
 
+use super::arbitrary_shim::{self, Support, ARBITRARY};
 use super::locate::{read_toml, FuzzProject};
 use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
@@ -73,6 +74,9 @@ pub struct Harness {
     pub scratch_dir: PathBuf,
     /// The `libfuzzer-sys` version the stand-in copies.
     pub libfuzzer_sys: String,
+    /// The `arbitrary` version the examples stand-in wraps, when there is one
+    /// (derived values are then recorded as examples).
+    pub arbitrary: Option<String>,
     /// How long preparing and building took.
     pub duration: Duration,
 }
@@ -101,7 +105,13 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     let layout = Layout::new(scratch);
 
     let (standin, patch) = prepare_standin(project, &layout, &cargo, &host, &options.runtime_dir)?;
-    let manifest = write_workspace(project, &layout.harness_dir(), Some(&patch))?;
+    let mut patches = vec![patch];
+    let shim = prepare_arbitrary_shim(project, &layout, &options.runtime_dir)?;
+    let arbitrary = shim.map(|(patch, version)| {
+        patches.push(patch);
+        version
+    });
+    let manifest = write_workspace(project, &layout.harness_dir(), &patches)?;
     let target_dir = options.target_dir.clone().unwrap_or_else(|| layout.target_dir());
 
     let mut command = cargo_command(&cargo, project);
@@ -125,7 +135,9 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
 
     let built = run_build(command, target, options.echo)?;
-    check_patch_taken(&layout.harness_dir().join("Cargo.lock"))?;
+    let mut checked = vec![(LIBFUZZER_SYS, None)];
+    checked.extend(arbitrary.as_deref().map(|version| (ARBITRARY, Some(version))));
+    check_patch_taken(&layout.harness_dir().join("Cargo.lock"), &checked)?;
     if !built.is_file() {
         return Err(anyhow!("cargo reported {} but it is not there", built.display()).into());
     }
@@ -134,6 +146,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         target: target.to_string(),
         scratch_dir: layout.root.clone(),
         libfuzzer_sys: standin.version,
+        arbitrary,
         duration: start.elapsed(),
     })
 }
@@ -249,8 +262,52 @@ fn prepare_standin(
     let key = standin::patch_key(locked.source.as_deref())
         .map_err(|reason| ProjectError::Unsupported { fuzz_dir: project.fuzz_dir.clone(), reason })?;
     let standin = standin::write_standin(&source, &layout.standin_dir(&locked.version), runtime)?;
-    let patch = Patch { source_key: key, path: standin.dir.clone() };
+    let patch = Patch { name: LIBFUZZER_SYS.to_string(), source_key: key, path: standin.dir.clone() };
     Ok((standin, patch))
+}
+
+/// The `[patch]` for the `arbitrary` stand-in and the locked version it
+/// wraps, when that version has the hook; otherwise a warning line (once per build)
+/// says why examples are not recorded, and the harness is built without it.
+fn prepare_arbitrary_shim(
+    project: &FuzzProject,
+    layout: &Layout,
+    runtime: &Path,
+) -> Result<Option<(Patch, String)>, ProjectError> {
+    let lockfile = project.lockfile();
+    if !lockfile.is_file() {
+        return Ok(None);
+    }
+    let warn = |reason: &str| {
+        eprintln!("warning: derived values will not be recorded as examples (structure-blind reduction): {reason}");
+    };
+    let locked = match arbitrary_shim::support(&read_toml(&lockfile)?) {
+        Support::Hooked(locked) => locked,
+        Support::NotUsed => return Ok(None),
+        Support::Unsupported(reason) => {
+            warn(&reason);
+            return Ok(None);
+        }
+    };
+    let key = match standin::patch_key(locked.source.as_deref()) {
+        Ok(key) => key,
+        Err(reason) => {
+            warn(&reason);
+            return Ok(None);
+        }
+    };
+    let source = standin::cargo_home()
+        .and_then(|home| standin::registry_source_of(&home, ARBITRARY, &locked.version))
+        .filter(|_| key == "crates-io");
+    let Some(source) = source else {
+        warn(&format!(
+            "the source of {ARBITRARY} {} is not unpacked in cargo's registry cache (run `cargo fuzz build` once)",
+            locked.version
+        ));
+        return Ok(None);
+    };
+    let shim = arbitrary_shim::write_shim(&source, &layout.root, runtime)?;
+    Ok(Some((Patch { name: ARBITRARY.to_string(), source_key: key, path: shim.dir }, shim.version)))
 }
 
 /// Resolves the unpatched scratch workspace with `cargo metadata` (which
@@ -262,7 +319,7 @@ fn probe(
     host: &str,
     version: Option<&str>,
 ) -> Result<(standin::LockedPackage, PathBuf), ProjectError> {
-    let manifest = write_workspace(project, &layout.probe_dir(), None)?;
+    let manifest = write_workspace(project, &layout.probe_dir(), &[])?;
     let mut command = cargo_command(cargo, project);
     command.args(["metadata", "--format-version", "1", "--filter-platform", host, "--manifest-path"]).arg(&manifest);
     let line = command_line(&command);
@@ -303,16 +360,20 @@ fn probe(
     Ok((locked, dir))
 }
 
-/// Fails unless every `libfuzzer-sys` in the scratch lockfile is the path
-/// (patched) one: a version mismatch makes cargo ignore a patch with only a
-/// warning, and the real libFuzzer would be linked.
-fn check_patch_taken(lockfile: &Path) -> Result<(), ProjectError> {
+/// Fails unless every patched package in the scratch lockfile (each name,
+/// at the given version or any) is the path (patched) one: a version mismatch
+/// makes cargo ignore a patch with only a warning, and the real libFuzzer (or
+/// the real `arbitrary`) would be linked.
+fn check_patch_taken(lockfile: &Path, patched: &[(&str, Option<&str>)]) -> Result<(), ProjectError> {
     let lock = read_toml(lockfile)?;
     let packages = lock.get("package").and_then(Item::as_array_of_tables);
     for package in packages.into_iter().flatten() {
-        if package.get("name").and_then(Item::as_str) == Some(LIBFUZZER_SYS) {
+        let name = package.get("name").and_then(Item::as_str).unwrap_or_default();
+        let version = package.get("version").and_then(Item::as_str).unwrap_or_default();
+        if patched.iter().any(|&(n, v)| n == name && v.map_or(true, |v| v == version)) {
             if let Some(source) = package.get("source").and_then(Item::as_str) {
                 return Err(ProjectError::PatchNotUsed {
+                    package: name.to_string(),
                     lockfile: lockfile.to_path_buf(),
                     source_id: source.to_string(),
                 });
@@ -410,15 +471,26 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let lock = dir.path().join("Cargo.lock");
         fs::write(&lock, "version = 4\n[[package]]\nname = \"libfuzzer-sys\"\nversion = \"0.4.13\"\n").unwrap();
-        check_patch_taken(&lock).unwrap();
+        check_patch_taken(&lock, &[(LIBFUZZER_SYS, None)]).unwrap();
         fs::write(
             &lock,
             "version = 4\n[[package]]\nname = \"libfuzzer-sys\"\nversion = \"0.4.13\"\n\
              source = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
         )
         .unwrap();
-        let error = check_patch_taken(&lock).unwrap_err();
+        let error = check_patch_taken(&lock, &[(LIBFUZZER_SYS, None)]).unwrap_err();
         assert!(matches!(error, ProjectError::PatchNotUsed { .. }), "{error}");
+        // arbitrary: only the patched version counts (another major may come from the registry).
+        fs::write(
+            &lock,
+            "version = 4\n[[package]]\nname = \"arbitrary\"\nversion = \"1.5.0\"\n\
+             [[package]]\nname = \"arbitrary\"\nversion = \"1.5.0-real\"\n\
+             [[package]]\nname = \"arbitrary\"\nversion = \"0.4.7\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\n",
+        )
+        .unwrap();
+        check_patch_taken(&lock, &[(LIBFUZZER_SYS, None), (ARBITRARY, Some("1.5.0"))]).unwrap();
+        let error = check_patch_taken(&lock, &[(ARBITRARY, Some("0.4.7"))]).unwrap_err();
+        assert!(error.to_string().contains("did not use the arbitrary stand-in"), "{error}");
     }
 
     #[test]
@@ -507,6 +579,73 @@ mod tests {
         eprintln!("rebuilt in {:.1?}", again.duration);
         assert_eq!(again.binary, harness.binary);
 
+        assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
+    }
+
+    /// The typed `scene` target: the `arbitrary` stand-in records every
+    /// derived value of the sample crash (`corpus-samples/scene`, found by
+    /// running random inputs through `Scene::arbitrary_take_rest` and `render`
+    /// in-process until one panicked) as a properly nested example.
+    #[test]
+    fn the_typed_scene_harness_records_derived_values_as_nested_examples() {
+        use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
+        use crate::exec::Executor;
+        use cmc_protocol::ResultKind;
+
+        let fuzz = repo().join("fuzz");
+        let before = snapshot(&fuzz);
+        let project = FuzzProject::locate(None, &repo()).unwrap();
+        let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
+        let harness = build_harness(&project, "scene", &options).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(harness.arbitrary.as_deref(), Some("1.5.0"));
+        let lock = fs::read_to_string(harness.scratch_dir.join("harness/Cargo.lock")).unwrap();
+        assert!(lock.contains("name = \"arbitrary\"\nversion = \"1.5.0-real\""), "{lock}");
+
+        let crash = fs::read_dir(repo().join("corpus-samples/scene"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
+            .unwrap();
+        let input = fs::read(&crash).unwrap();
+        let config = ForkServerConfig::new(&harness.binary, Duration::from_secs(10));
+        let mut executor = ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
+        executor.run(&input).unwrap();
+        let result = executor.last_result().expect("the child's result");
+        assert_eq!(result.kind, ResultKind::Panicked);
+        assert!(result.panic.as_ref().unwrap().file.ends_with("crates/planted/src/scene.rs"), "{result:?}");
+        assert_eq!(result.examples_dropped, 0);
+
+        let examples = executor.examples();
+        eprintln!("{} examples; the first ones:", examples.len());
+        for example in examples.iter().take(8) {
+            eprintln!("  {:?}", example);
+        }
+        assert!(examples.len() > 3, "{examples:?}");
+        assert_eq!(examples[0].depth, 0);
+        assert_eq!(&*examples[0].label, "planted::scene::Scene");
+        assert_eq!(examples[0].front.start, 0);
+        assert_eq!(examples[0].back.end, input.len(), "the top level takes the rest");
+        assert_eq!(examples[0].front.end, examples[0].back.start, "the top level takes the rest");
+        let known = ["planted::scene::Scene", "planted::scene::Layer", "planted::scene::Blend", "planted::scene::Op"];
+        for (i, example) in examples.iter().enumerate() {
+            assert!(known.contains(&&*example.label), "{example:?}");
+            assert!(example.front.end <= input.len() && example.back.end <= input.len(), "{example:?}");
+            if i == 0 {
+                continue;
+            }
+            // Preorder: the parent is the nearest earlier example one level up.
+            let parent = examples[..i].iter().rev().find(|p| p.depth + 1 == example.depth);
+            let parent = parent.unwrap_or_else(|| panic!("no parent for {example:?}"));
+            let inside = |child: &std::ops::Range<usize>, parent: &std::ops::Range<usize>| {
+                child.is_empty() || (parent.start <= child.start && child.end <= parent.end)
+            };
+            assert!(inside(&example.front, &parent.front), "{example:?} not inside {parent:?}");
+            assert!(inside(&example.back, &parent.back), "{example:?} not inside {parent:?}");
+        }
+        for label in ["planted::scene::Layer", "planted::scene::Blend", "planted::scene::Op"] {
+            assert!(examples.iter().any(|e| &*e.label == label), "no {label}");
+        }
+        assert!(examples.iter().any(|e| e.depth >= 3), "ops nest inside groups inside layers");
         assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
     }
 

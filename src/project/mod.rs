@@ -7,6 +7,8 @@
 //! 2. [`standin`]: the user's locked `libfuzzer-sys` source, copied without its
 //!    libFuzzer C++ build, with a `main` that hands the target to the runtime's
 //!    fork server;
+//!    and [`arbitrary_shim`]: the user's `arbitrary`, re-exported by a crate
+//!    that records where each derived value was read from the input;
 //! 3. [`scratch`]: a copy of the fuzz manifest with absolute paths, an empty
 //!    `[workspace]`, the user's lockfile and a `[patch]` pointing at the stand-in;
 //! 4. [`harness`]: `cargo build` of that workspace with cargo-fuzz's flags, the
@@ -15,6 +17,7 @@
 //! The user's files are only ever read: everything is written under the scratch
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
+pub mod arbitrary_shim;
 pub mod harness;
 pub mod locate;
 pub mod scratch;
@@ -104,13 +107,15 @@ pub enum ProjectError {
         /// What it printed on stderr.
         output: String,
     },
-    /// cargo ignored the `[patch]`, so the real libFuzzer would have been linked.
+    /// cargo ignored a `[patch]`, so the real libFuzzer (or `arbitrary`) would have been linked.
     #[error(
-        "cargo did not use the libfuzzer-sys stand-in (the lockfile {} still takes libfuzzer-sys from {source_id}); \
+        "cargo did not use the {package} stand-in (the lockfile {} still takes {package} from {source_id}); \
          this is a bug in cargo-minimize-crash, please report it with your fuzz/Cargo.toml",
         lockfile.display()
     )]
     PatchNotUsed {
+        /// The package whose stand-in was ignored.
+        package: String,
         /// The scratch lockfile.
         lockfile: PathBuf,
         /// The source cargo used instead.

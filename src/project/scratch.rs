@@ -8,6 +8,8 @@
 //! <scratch>/harness/user-Cargo.lock    the user's lockfile as last copied
 //! <scratch>/probe/                     the same without the patch (to find a source cargo must fetch)
 //! <scratch>/libfuzzer-sys-<version>/   the stand-in
+//! <scratch>/arbitrary-<version>/       the `arbitrary` stand-in (when the lockfile's version has the hook)
+//! <scratch>/arbitrary-<version>-real/  the user's `arbitrary`, renamed, which it re-exports
 //! <scratch>/target/                    cargo's target directory
 //! ```
 
@@ -69,11 +71,11 @@ pub fn default_scratch_dir(project: &FuzzProject, target_dir: &Path) -> PathBuf 
 /// Files are rewritten only when their contents change; the lockfile is copied
 /// again only when the user's changed, so cargo's own rewrite of it (the patch)
 /// is kept between runs.
-pub fn write_workspace(project: &FuzzProject, dir: &Path, patch: Option<&Patch>) -> Result<PathBuf, ProjectError> {
+pub fn write_workspace(project: &FuzzProject, dir: &Path, patches: &[Patch]) -> Result<PathBuf, ProjectError> {
     let manifest = read_toml(&project.manifest_path)?;
     let root =
         if project.workspace_root == project.fuzz_dir { None } else { Some(read_toml(&project.root_manifest_path())?) };
-    let scratch = scratch_manifest(project, &manifest, root.as_ref(), patch)?;
+    let scratch = scratch_manifest(project, &manifest, root.as_ref(), patches)?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let manifest_path = dir.join("Cargo.toml");
     write_if_changed(&manifest_path, scratch.to_string().as_bytes())?;
@@ -107,13 +109,13 @@ pub fn write_workspace(project: &FuzzProject, dir: &Path, patch: Option<&Patch>)
 /// named explicitly, fields and dependencies inherited from the workspace
 /// (`root`, when the fuzz crate is a member of another workspace) filled in,
 /// the workspace root's `[patch]`, `[replace]` and `[profile]` carried over,
-/// an empty `[workspace]` (keeping only `resolver`), and `patch` added.
+/// an empty `[workspace]` (keeping only `resolver`), and `patches` added.
 /// Examples, tests and benches are dropped: only a bin is built.
 pub fn scratch_manifest(
     project: &FuzzProject,
     manifest: &DocumentMut,
     root: Option<&DocumentMut>,
-    patch: Option<&Patch>,
+    patches: &[Patch],
 ) -> Result<DocumentMut, ProjectError> {
     let fuzz_dir = &project.fuzz_dir;
     let root_dir = &project.workspace_root;
@@ -244,14 +246,14 @@ pub fn scratch_manifest(
     }
     doc.insert("workspace", Item::Table(new_workspace));
 
-    if let Some(patch) = patch {
+    for patch in patches {
         let patches = doc.entry("patch").or_insert_with(toml_edit::table);
         let patches = patches.as_table_like_mut().ok_or_else(|| manifest_error(project, "[patch] is not a table"))?;
         let source = patches.entry(&patch.source_key).or_insert_with(toml_edit::table);
         let source = source.as_table_like_mut().ok_or_else(|| manifest_error(project, "a [patch] is not a table"))?;
         let mut entry = InlineTable::new();
         entry.insert("path", patch.path.display().to_string().into());
-        source.insert(LIBFUZZER_SYS, toml_edit::value(entry));
+        source.insert(&patch.name, toml_edit::value(entry));
         if let Some(table) = patches.get_mut(&patch.source_key).and_then(Item::as_table_mut) {
             table.set_implicit(false);
         }
@@ -478,7 +480,11 @@ resolver = "2"
     }
 
     fn patch() -> Patch {
-        Patch { source_key: "crates-io".into(), path: PathBuf::from("/scratch/libfuzzer-sys-0.4.13") }
+        Patch {
+            name: LIBFUZZER_SYS.into(),
+            source_key: "crates-io".into(),
+            path: PathBuf::from("/scratch/libfuzzer-sys-0.4.13"),
+        }
     }
 
     #[test]
@@ -487,7 +493,7 @@ resolver = "2"
         let fuzz = project.fuzz_dir.clone();
         let parent = fuzz.parent().unwrap().to_path_buf();
         let manifest = read_toml(&project.manifest_path).unwrap();
-        let doc = scratch_manifest(&project, &manifest, None, Some(&patch())).unwrap();
+        let doc = scratch_manifest(&project, &manifest, None, &[patch()]).unwrap();
         let s = |p: &Path| p.display().to_string();
 
         assert_eq!(doc["dependencies"]["demo"]["path"].as_str(), Some(s(&parent).as_str()));
@@ -514,7 +520,7 @@ resolver = "2"
     fn the_workspace_is_emptied_and_the_patch_added() {
         let (_dir, project) = project(FUZZ_MANIFEST);
         let manifest = read_toml(&project.manifest_path).unwrap();
-        let doc = scratch_manifest(&project, &manifest, None, Some(&patch())).unwrap();
+        let doc = scratch_manifest(&project, &manifest, None, &[patch()]).unwrap();
         let workspace = doc["workspace"].as_table().unwrap();
         assert_eq!(workspace.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["resolver"]);
         assert_eq!(doc["patch"]["crates-io"]["libfuzzer-sys"]["path"].as_str(), Some("/scratch/libfuzzer-sys-0.4.13"));
@@ -532,8 +538,12 @@ resolver = "2"
     fn a_patch_for_a_git_source_gets_a_quoted_key() {
         let (_dir, project) = project(FUZZ_MANIFEST);
         let manifest = read_toml(&project.manifest_path).unwrap();
-        let git = Patch { source_key: "https://github.com/rust-fuzz/libfuzzer".into(), path: PathBuf::from("/s") };
-        let text = scratch_manifest(&project, &manifest, None, Some(&git)).unwrap().to_string();
+        let git = Patch {
+            name: LIBFUZZER_SYS.into(),
+            source_key: "https://github.com/rust-fuzz/libfuzzer".into(),
+            path: PathBuf::from("/s"),
+        };
+        let text = scratch_manifest(&project, &manifest, None, &[git]).unwrap().to_string();
         assert!(text.contains("[patch.\"https://github.com/rust-fuzz/libfuzzer\"]"), "{text}");
     }
 
@@ -548,7 +558,7 @@ resolver = "2"
             write(&fuzz.join(file), "");
         }
         let manifest = read_toml(&project.manifest_path).unwrap();
-        let doc = scratch_manifest(&project, &manifest, None, None).unwrap();
+        let doc = scratch_manifest(&project, &manifest, None, &[]).unwrap();
         assert_eq!(doc["package"]["build"].as_str(), Some(fuzz.join("build.rs").display().to_string().as_str()));
         assert_eq!(doc["lib"]["path"].as_str(), Some(fuzz.join("src/lib.rs").display().to_string().as_str()));
         let bins: Vec<&str> =
@@ -621,7 +631,7 @@ path = "fuzz_targets/t.rs"
         assert_eq!(project.workspace_root, root_dir);
         let manifest = read_toml(&project.manifest_path).unwrap();
         let root = read_toml(&project.root_manifest_path()).unwrap();
-        let doc = scratch_manifest(&project, &manifest, Some(&root), Some(&patch())).unwrap();
+        let doc = scratch_manifest(&project, &manifest, Some(&root), &[patch()]).unwrap();
 
         assert_eq!(doc["package"]["version"].as_str(), Some("1.2.3"));
         assert_eq!(doc["package"]["edition"].as_str(), Some("2021"));
@@ -662,7 +672,7 @@ path = "fuzz_targets/t.rs"
         write(&project.lockfile(), lock);
         let before = fs::read(&project.manifest_path).unwrap();
         let scratch = dir.path().join("scratch");
-        let manifest = write_workspace(&project, &scratch, Some(&patch())).unwrap();
+        let manifest = write_workspace(&project, &scratch, &[patch()]).unwrap();
         assert_eq!(manifest, scratch.join("Cargo.toml"));
         assert_eq!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap(), lock);
         assert_eq!(fs::read(&project.manifest_path).unwrap(), before);
@@ -671,10 +681,10 @@ path = "fuzz_targets/t.rs"
         // cargo rewrites the scratch lockfile; an unchanged user lockfile leaves that alone,
         // a changed one is copied again.
         fs::write(scratch.join("Cargo.lock"), "version = 4\n# rewritten by cargo\n").unwrap();
-        write_workspace(&project, &scratch, Some(&patch())).unwrap();
+        write_workspace(&project, &scratch, &[patch()]).unwrap();
         assert!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap().contains("rewritten"));
         write(&project.lockfile(), "version = 3\n");
-        write_workspace(&project, &scratch, Some(&patch())).unwrap();
+        write_workspace(&project, &scratch, &[patch()]).unwrap();
         assert_eq!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap(), "version = 3\n");
     }
 

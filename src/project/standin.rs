@@ -39,9 +39,11 @@ pub struct LockedPackage {
     pub source: Option<String>,
 }
 
-/// A `[patch.<source>]` entry pointing at the stand-in.
+/// A `[patch.<source>]` entry pointing at a stand-in.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Patch {
+    /// The crate it replaces.
+    pub name: String,
     /// The `[patch]` table's key: `crates-io`, or the registry or git URL.
     pub source_key: String,
     /// The stand-in's directory.
@@ -132,7 +134,12 @@ pub fn cargo_home() -> Option<PathBuf> {
 /// cache (`$CARGO_HOME/registry/src/<index>/libfuzzer-sys-<version>/`), if
 /// cargo has unpacked it; crates.io's own index directories first.
 pub fn registry_source(cargo_home: &Path, version: &str) -> Option<PathBuf> {
-    let dir_name = format!("{LIBFUZZER_SYS}-{version}");
+    registry_source_of(cargo_home, LIBFUZZER_SYS, version)
+}
+
+/// The unpacked source of the registry crate `name` at `version`, as [`registry_source`] finds it.
+pub fn registry_source_of(cargo_home: &Path, name: &str, version: &str) -> Option<PathBuf> {
+    let dir_name = format!("{name}-{version}");
     let mut found: Vec<PathBuf> = fs::read_dir(cargo_home.join("registry/src"))
         .ok()?
         .filter_map(Result::ok)
@@ -291,7 +298,12 @@ pub extern "C" fn LLVMFuzzerMutate(_data: *mut u8, size: usize, max_size: usize)
 }
 
 /// Copies the files under `dir` (relative to `root`) into `dest`, except those `skip` names.
-fn copy_tree(root: &Path, dir: &Path, dest: &Path, skip: &dyn Fn(&Path) -> bool) -> Result<(), ProjectError> {
+pub(super) fn copy_tree(
+    root: &Path,
+    dir: &Path,
+    dest: &Path,
+    skip: &dyn Fn(&Path) -> bool,
+) -> Result<(), ProjectError> {
     let entries = fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))?;
     for entry in entries {
         let entry = entry.with_context(|| format!("cannot list {}", dir.display()))?;

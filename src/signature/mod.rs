@@ -125,6 +125,11 @@ impl Signature {
             Status::Exited(0) => return None,
             Status::Exited(_) | Status::Signaled(_) => {}
         }
+        // The target's own report first: it does not depend on what else was printed.
+        if let Some(panic) = &outcome.panic {
+            let message = Some(parse::normalize_message(&panic.message)).filter(|m| !m.is_empty());
+            return Some(Signature { kind: Kind::Panic, location: panic.location.clone(), message });
+        }
         if let Some(panic) = parse::panic(&stderr) {
             let message = Some(parse::normalize_message(&panic.message)).filter(|m| !m.is_empty());
             return Some(Signature { kind: Kind::Panic, location: Some(panic.location), message });
@@ -191,7 +196,7 @@ mod tests {
     use super::*;
 
     fn outcome(status: Status, stderr: &str) -> Outcome {
-        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO }
+        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO, panic: None }
     }
 
     fn sig(status: Status, stderr: &str) -> Signature {
@@ -202,6 +207,18 @@ mod tests {
     const PANIC_B: &str = "\nthread 'fuzz-target' (99) panicked at crates/planted/src/tlv.rs:143:5:\nindex out of bounds: the len is 0 but the index is 0\n";
     const PANIC_ELSEWHERE: &str =
         "thread 'main' panicked at crates/planted/src/image.rs:80:29:\nframe area overflows u32\n";
+
+    #[test]
+    fn the_targets_own_panic_report_wins_over_its_stderr() {
+        let panic = crate::exec::Panic {
+            message: "index out of bounds: the len is 7 but the index is 9".into(),
+            location: Some("src/lib.rs:3:4".into()),
+        };
+        let reported = Outcome { panic: Some(panic), ..outcome(Status::Signaled(6), PANIC_ELSEWHERE) };
+        let s = Signature::of(&reported).unwrap();
+        assert_eq!((s.kind, s.location.as_deref()), (Kind::Panic, Some("src/lib.rs:3:4")));
+        assert_eq!(s.message.as_deref(), Some("index out of bounds: the len is N but the index is N"));
+    }
 
     #[test]
     fn exit_code_zero_is_no_crash_whatever_was_printed() {

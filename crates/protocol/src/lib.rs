@@ -59,7 +59,7 @@ pub mod start;
 use std::fmt;
 
 pub use message::{Hello, Request, Response, MESSAGE_LEN};
-pub use shm::{ChildResult, ExampleRecord, Layout, PanicRecord, ResultKind};
+pub use shm::{ChildResult, ExampleRecord, Layout, PanicRecord, ResultKind, OPEN_END};
 pub use start::StartInfo;
 
 /// The protocol version; both sides must speak the same one.

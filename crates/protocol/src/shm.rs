@@ -92,6 +92,10 @@ impl ResultKind {
     }
 }
 
+/// The front end of an example whose value was still being built when the
+/// child stopped (it crashed inside an `Arbitrary` impl): reserved, never completed.
+pub const OPEN_END: u32 = u32::MAX;
+
 /// One recorded example: a value the target read, with its spans of the input.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ExampleRecord {
@@ -295,6 +299,29 @@ impl Layout {
         true
     }
 
+    /// Reserves the next example record and writes `example` into it (to be
+    /// completed later with [`Layout::set_example`], so records stay in the
+    /// order their values were entered: parents before children); its index,
+    /// or `None` (counted as dropped) when the area is full.
+    pub fn reserve_example(&self, shm: &mut [u8], example: &ExampleRecord) -> Option<u32> {
+        let count = get_u32(shm, R_EXAMPLE_COUNT);
+        if self.push_example(shm, example) {
+            Some(count)
+        } else {
+            None
+        }
+    }
+
+    /// Overwrites the example record at `index`, one that
+    /// [`Layout::reserve_example`] returned; an index past the count is ignored.
+    pub fn set_example(&self, shm: &mut [u8], index: u32, example: &ExampleRecord) {
+        if index >= get_u32(shm, R_EXAMPLE_COUNT).min(self.example_capacity) {
+            return;
+        }
+        let at = self.examples_offset() + index as usize * EXAMPLE_LEN;
+        shm[at..at + EXAMPLE_LEN].copy_from_slice(&example.encode());
+    }
+
     /// Appends a label name (at most `u16::MAX` bytes) and returns its id, or
     /// `None` when the table is full or the name too long.
     pub fn push_label(&self, shm: &mut [u8], name: &[u8]) -> Option<u32> {
@@ -469,6 +496,22 @@ mod tests {
         assert_eq!(result.labels, vec!["Vec<u8>".to_owned(), "u32".to_owned()]);
         assert_eq!(ExampleRecord::decode(&a.encode()), Ok(a));
         assert!(matches!(ExampleRecord::decode(&a.encode()[..23]), Err(DecodeError::Truncated { .. })));
+    }
+
+    #[test]
+    fn reserved_examples_keep_their_place_and_are_completed_later() {
+        let mut shm = shm(&SMALL);
+        let open = |at: u32, depth: u32| ExampleRecord { front: (at, OPEN_END), back: (90, 90), label: 0, depth };
+        let parent = SMALL.reserve_example(&mut shm, &open(0, 0)).unwrap();
+        let child = SMALL.reserve_example(&mut shm, &open(1, 1)).unwrap();
+        assert_eq!((parent, child), (0, 1));
+        assert_eq!(SMALL.reserve_example(&mut shm, &open(2, 2)), None, "full: counted as dropped");
+        let done_child = ExampleRecord { front: (1, 3), back: (88, 90), label: 0, depth: 1 };
+        SMALL.set_example(&mut shm, child, &done_child);
+        SMALL.set_example(&mut shm, 7, &done_child);
+        let result = SMALL.read_result(&shm).unwrap();
+        assert_eq!(result.examples, vec![open(0, 0), done_child]);
+        assert_eq!(result.examples_dropped, 1);
     }
 
     #[test]

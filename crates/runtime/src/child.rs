@@ -41,6 +41,7 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
             unsafe { libc::_exit(2) }
         }
     };
+    crate::examples::start(shm, &input);
     shm.set_kind(ResultKind::Running);
     let code = test_one(&input);
     shm.set_kind(if code == REJECT { ResultKind::Rejected } else { ResultKind::Ok });

@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 
 mod child;
+pub mod examples;
 mod replay;
 mod server;
 mod shared;

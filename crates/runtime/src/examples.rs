@@ -1,0 +1,201 @@
+//! Example recording: the `arbitrary` stand-in reports where each derived value was read from the input, and the child writes it to shared memory.
+//!
+//! The stand-in's `details::with_recursive_count` (which every
+//! `#[derive(Arbitrary)]` impl calls around its body) calls [`enter`] with the
+//! `Unstructured` cursor before building a value and [`exit`] after. A cursor
+//! is the pointer to the first unread byte and the number of bytes left, so
+//! the end of the unread data is `front + len`: `arbitrary` reads values from
+//! the front and lengths from the back. The child knows where its copy of the
+//! input lives ([`start`]), so pointers become absolute offsets: the value's
+//! front span is `[entry front, exit front)`, its back span `[exit back, entry back)`.
+//!
+//! Records are written in entry order (preorder: a parent before its
+//! children): [`enter`] reserves a record (its front end [`OPEN_END`], so a
+//! value still being built when the child crashes can be told apart) and
+//! [`exit`] completes it. Labels are interned: each type name is written to
+//! the label table once. Nothing here panics or allocates per example (the
+//! label map grows once per distinct type); when the record area is full,
+//! further examples are counted as dropped.
+//!
+//! A pointer outside the input means the data is exhausted: `arbitrary` may
+//! replace an emptied slice by a static empty one. An owned `Unstructured`
+//! (`arbitrary_take_rest`, the top level) has no exit cursor at all: it was
+//! consumed. In both cases the value read everything that was left, and the
+//! split between its front and back spans is put where the last cursor seen
+//! (its last child's exit, else its own entry) had the end of the unread data,
+//! so every child's spans stay inside its parent's.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+use cmc_protocol::{ExampleRecord, OPEN_END};
+
+use crate::shared::SharedMemory;
+
+/// The recorder of the running child; `None` outside a forked child (the
+/// replay tool, the server itself), where [`enter`] and [`exit`] do nothing.
+static RECORDER: Mutex<Option<Recorder>> = Mutex::new(None);
+
+struct Recorder {
+    shm: SharedMemory,
+    /// The input's address and length.
+    base: usize,
+    len: usize,
+    depth: u32,
+    /// The end of the unread data at the last cursor seen: where an exhausted
+    /// or consumed cursor is taken to be.
+    last_back: u32,
+    labels: HashMap<&'static str, u32>,
+}
+
+/// What [`enter`] hands back to [`exit`]: the value's record and its entry cursor.
+#[derive(Clone, Copy, Debug)]
+pub struct Token {
+    /// The reserved record, or `None` when nothing is recorded.
+    index: Option<u32>,
+    /// Whether the value is counted in the depth (it was read from the input).
+    active: bool,
+    front: u32,
+    back: u32,
+    label: u32,
+    depth: u32,
+}
+
+impl Token {
+    const INACTIVE: Token = Token { index: None, active: false, front: 0, back: 0, label: 0, depth: 0 };
+}
+
+/// Starts recording for one run of the target on `input` (the child's own copy).
+pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
+    let len = input.len();
+    *lock() = Some(Recorder {
+        shm,
+        base: input.as_ptr() as usize,
+        len,
+        depth: 0,
+        last_back: u32::try_from(len).unwrap_or(u32::MAX),
+        labels: HashMap::new(),
+    });
+}
+
+/// A value of type `label` is about to be built from an `Unstructured` whose
+/// unread data starts at `front` and has `remaining` bytes.
+pub fn enter(front: *const u8, remaining: usize, label: &'static str) -> Token {
+    let mut guard = lock();
+    let Some(recorder) = guard.as_mut() else { return Token::INACTIVE };
+    let Some((front, back)) = recorder.offsets(front, remaining) else {
+        // Data of its own (an `Unstructured` over another buffer): not the input.
+        return Token::INACTIVE;
+    };
+    recorder.last_back = back;
+    let depth = recorder.depth;
+    recorder.depth += 1;
+    let label = recorder.label(label);
+    let record = ExampleRecord { front: (front, OPEN_END), back: (back, back), label, depth };
+    let index = recorder.shm.with(|shm, layout| layout.reserve_example(shm, &record));
+    Token { index, active: true, front, back, label, depth }
+}
+
+/// The value `token` was entered for is built (or failed). `cursor` is the
+/// `Unstructured`'s cursor now (front pointer, bytes left), or `None` when it
+/// was consumed (an owned `Unstructured`, `arbitrary_take_rest`): all of it was read.
+pub fn exit(token: Token, cursor: Option<(*const u8, usize)>) {
+    if !token.active {
+        return;
+    }
+    let mut guard = lock();
+    let Some(recorder) = guard.as_mut() else { return };
+    recorder.depth = recorder.depth.saturating_sub(1);
+    let (front_end, back_start) = match cursor.and_then(|(p, n)| recorder.offsets(p, n)) {
+        Some((front, back)) if front >= token.front && back <= token.back && front <= back => (front, back),
+        // Consumed (or a cursor that makes no sense): all of it was read.
+        _ => {
+            let at = recorder.last_back.clamp(token.front, token.back);
+            (at, at)
+        }
+    };
+    recorder.last_back = back_start;
+    let Some(index) = token.index else { return };
+    let record = ExampleRecord {
+        front: (token.front, front_end),
+        back: (back_start, token.back),
+        label: token.label,
+        depth: token.depth,
+    };
+    recorder.shm.with(|shm, layout| layout.set_example(shm, index, &record));
+}
+
+/// The recorder, even if a thread panicked while holding it (nothing here panics).
+fn lock() -> MutexGuard<'static, Option<Recorder>> {
+    RECORDER.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Recorder {
+    /// A cursor as absolute (front, back) offsets; an empty cursor outside the
+    /// input is the exhausted position; `None` for a non-empty one outside it.
+    fn offsets(&self, front: *const u8, remaining: usize) -> Option<(u32, u32)> {
+        let at = (front as usize).wrapping_sub(self.base);
+        let inside = (front as usize) >= self.base && at <= self.len && remaining <= self.len - at;
+        if !inside {
+            return (remaining == 0).then_some((self.last_back, self.last_back));
+        }
+        Some((u32::try_from(at).ok()?, u32::try_from(at + remaining).ok()?))
+    }
+
+    /// The label's id, written to the table the first time it is seen;
+    /// `u32::MAX` when the table is full.
+    fn label(&mut self, name: &'static str) -> u32 {
+        if let Some(&id) = self.labels.get(name) {
+            return id;
+        }
+        let id = self.shm.with(|shm, layout| layout.push_label(shm, name.as_bytes())).unwrap_or(u32::MAX);
+        self.labels.insert(name, id);
+        id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use cmc_protocol::Layout;
+
+    use super::*;
+
+    #[test]
+    fn nested_values_become_preorder_records_with_absolute_spans() {
+        let layout = Layout { input_capacity: 64, example_capacity: 8, label_capacity: 256 };
+        let path = std::env::temp_dir().join(format!("cmc-runtime-examples-{}", std::process::id()));
+        let mut file = vec![0u8; layout.total_len()];
+        layout.write_header(&mut file);
+        std::fs::write(&path, &file).unwrap();
+        let shm = SharedMemory::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+
+        let input: Vec<u8> = (0..20).collect();
+        let at = |i: usize| input[i..].as_ptr();
+        start(shm, &input);
+        // Scene (owned, take_rest) { title: read 2 from the front, 1 length byte from the back; layer: Layer { .. } }
+        let scene = enter(at(0), 20, "Scene");
+        let layer = enter(at(3), 16, "Layer");
+        let blend = enter(at(4), 15, "Blend");
+        exit(blend, Some((at(5), 14)));
+        // A foreign buffer is not the input: not recorded, depth unchanged.
+        let other = [1u8, 2, 3];
+        let foreign = enter(other.as_ptr(), 3, "Foreign");
+        exit(foreign, Some((other[3..].as_ptr(), 0)));
+        exit(layer, Some((at(9), 8)));
+        // Exhausted: arbitrary's empty slice points elsewhere.
+        let empty = enter(at(9), 8, "Layer");
+        exit(empty, Some((b"".as_ptr(), 0)));
+        exit(scene, None);
+
+        let result = shm.with(|shm, layout| layout.read_result(shm)).unwrap();
+        assert_eq!(result.labels, ["Scene", "Layer", "Blend"]);
+        let spans: Vec<_> = result.examples.iter().map(|e| (e.front, e.back, e.label, e.depth)).collect();
+        assert_eq!(
+            spans,
+            [((0, 17), (17, 20), 0, 0), ((3, 9), (17, 19), 1, 1), ((4, 5), (19, 19), 2, 2), ((9, 17), (17, 17), 1, 1)]
+        );
+        *lock() = None;
+        assert!(!enter(at(0), 20, "Scene").active, "no recorder, no recording");
+    }
+}

@@ -16,10 +16,6 @@ use super::passes::{PassDef, Tier, PASSES};
 use super::shrinker::{Halt, Shrinker};
 use super::{Order, Reduction, StopReason};
 
-/// After this many runs in a row without a success, a pass (other than the
-/// guarantee passes) only runs in the final round, until it pays again.
-const MAX_IDLE_RUNS: u32 = 2;
-
 /// A pass and where it is in its choices.
 struct PassState {
     def: &'static PassDef,
@@ -31,8 +27,6 @@ struct PassState {
     prefix: Vec<usize>,
     /// Whether its last run improved the test case.
     paid: bool,
-    /// Runs in a row that tested something and improved nothing.
-    idle: u32,
 }
 
 struct Scheduler {
@@ -76,7 +70,6 @@ impl Scheduler {
                 generation: u64::MAX,
                 prefix: Vec::new(),
                 paid: false,
-                idle: 0,
             })
             .collect();
         Scheduler { passes, rng: fastrand::Rng::with_seed(seed) }
@@ -97,10 +90,6 @@ impl Scheduler {
                     break;
                 }
                 if after_lowering && tier == Tier::Shrink {
-                    continue;
-                }
-                if self.passes[p].idle >= MAX_IDLE_RUNS && !self.passes[p].def.guarantee {
-                    // It stopped paying: it waits for the final round.
                     continue;
                 }
                 match self.run_pass(sh, p, false) {
@@ -147,19 +136,6 @@ impl Scheduler {
     /// `exhaustive`, it fails `max_failures` tested steps in a row. Returns
     /// whether it improved the test case.
     fn run_pass(&mut self, sh: &mut Shrinker<'_>, p: usize, exhaustive: bool) -> Result<bool, StopReason> {
-        let tests = sh.stats.tests;
-        let paid = self.steps(sh, p, exhaustive)?;
-        let state = &mut self.passes[p];
-        if paid {
-            state.idle = 0;
-        } else if sh.stats.tests != tests {
-            state.idle += 1;
-        }
-        Ok(paid)
-    }
-
-    /// The steps of one run of pass `p`.
-    fn steps(&mut self, sh: &mut Shrinker<'_>, p: usize, exhaustive: bool) -> Result<bool, StopReason> {
         let state = &mut self.passes[p];
         sh.enter_pass(state.stats);
         let max_failures = sh.options().max_failures.max(1);

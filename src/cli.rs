@@ -77,6 +77,12 @@ pub struct Cli {
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub timeout: Duration,
 
+    /// The memory limit of one test in MiB, as libFuzzer's -rss_limit_mb (0: none). A test whose
+    /// resident set grows past it counts as out of memory, its own kind of crash (harness mode;
+    /// with --exec, pass -rss_limit_mb to a libFuzzer binary yourself).
+    #[arg(long, value_name = "MB", default_value_t = 2048)]
+    pub rss_limit_mb: u64,
+
     /// Stop after this many tests.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tests: Option<u64>,
@@ -107,6 +113,12 @@ pub struct Cli {
     /// (numbers masked); `loose` only the kind; `any` accepts any crash.
     #[arg(long, value_enum, value_name = "LEVEL", default_value_t = SignatureLevel::Default)]
     pub signature: SignatureLevel,
+
+    /// Do not cross-check the result with a plain libFuzzer build (`cargo fuzz build TARGET
+    /// --sanitizer none`, then `BINARY -runs=1 RESULT`); it runs at the end of a harness-mode
+    /// run when cargo-fuzz is installed.
+    #[arg(long, conflicts_with = "exec")]
+    pub no_verify_libfuzzer: bool,
 
     /// Print the final summary as JSON on stdout.
     #[arg(long)]
@@ -143,6 +155,11 @@ pub struct Cli {
     /// Enable all the fuzz crate's features.
     #[arg(long, conflicts_with = "exec", help_heading = BUILD)]
     pub all_features: bool,
+
+    /// Parallel jobs for cargo's builds (passed as -j).
+    #[arg(short = 'j', long, value_name = "N", conflicts_with = "exec", help_heading = BUILD,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub jobs: Option<u32>,
 
     /// cargo's target directory for the harness build: it goes in DIR/minimize-crash/, never over
     /// `cargo fuzz build`'s binaries [default: the fuzz project's own target directory].

@@ -5,7 +5,8 @@
 //! oracle. The modules follow the data flow: [`cli`] -> [`options`] -> [`run`],
 //! which drives an [`exec`]utor, judges each outcome by its [`signature`],
 //! lets the reducer choose candidates, and saves results through [`output`],
-//! [`progress`] and [`report`].
+//! [`progress`] and [`report`]; in the harness mode [`verify`] cross-checks the
+//! result with a plain libFuzzer build.
 
 #![warn(missing_docs)]
 
@@ -22,3 +23,4 @@ pub mod report;
 pub mod run;
 pub mod signature;
 pub mod synthetic;
+pub mod verify;

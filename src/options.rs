@@ -22,6 +22,8 @@ pub struct Options {
     pub output: Option<PathBuf>,
     /// Per-test time limit.
     pub timeout: Duration,
+    /// Per-test memory limit in MiB (0: none; harness mode).
+    pub rss_limit_mb: u64,
     /// Test budget.
     pub max_tests: Option<u64>,
     /// Time budget.
@@ -76,6 +78,10 @@ pub struct ProjectOptions {
     pub all_features: bool,
     /// `--target-dir`: cargo's target directory for the harness and its scratch files.
     pub target_dir: Option<PathBuf>,
+    /// `-j`: cargo's parallel jobs.
+    pub jobs: Option<u32>,
+    /// Cross-check the result with a plain libFuzzer build (`cargo fuzz build`) when cargo-fuzz is installed.
+    pub verify_libfuzzer: bool,
 }
 
 impl ProjectOptions {
@@ -152,6 +158,8 @@ impl Options {
                     no_default_features: cli.no_default_features,
                     all_features: cli.all_features,
                     target_dir: cli.target_dir,
+                    jobs: cli.jobs,
+                    verify_libfuzzer: !cli.no_verify_libfuzzer,
                 };
                 Mode::Harness { target, project }
             }
@@ -175,6 +183,7 @@ impl Options {
             crash: PathBuf::from(crash),
             output: cli.output,
             timeout: cli.timeout,
+            rss_limit_mb: cli.rss_limit_mb,
             max_tests: cli.max_tests,
             max_time: cli.max_time,
             order,

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::reduce::{Stats, StopReason};
 use crate::signature::{Level, Signature};
+use crate::verify::LibFuzzerCheck;
 
 /// What a run did, in one value.
 #[derive(Clone, Debug, Serialize)]
@@ -43,6 +44,10 @@ pub struct Summary {
     pub stop: String,
     /// Whether the result crashed the same way when run again (absent when interrupted).
     pub verified: Option<bool>,
+    /// The cross-check with a plain libFuzzer build (harness mode; absent with --exec or when interrupted).
+    pub libfuzzer: Option<LibFuzzerCheck>,
+    /// The minimized value as `{:#?}` renders it (typed targets in harness mode).
+    pub value: Option<String>,
     /// The seed, when the order was random.
     pub seed: Option<u64>,
     /// A command that reproduces the crash from the result.
@@ -127,8 +132,18 @@ impl fmt::Display for Summary {
             None => "not re-run (interrupted)",
         };
         writeln!(f, "  verified   {verified}")?;
+        if let Some(check) = &self.libfuzzer {
+            writeln!(f, "  libFuzzer  verified with libFuzzer: {check}")?;
+        }
         writeln!(f, "  stopped    {}", self.stop)?;
         writeln!(f, "  output     {}", self.output.display())?;
-        write!(f, "  reproduce  {}", self.reproduce)
+        write!(f, "  reproduce  {}", self.reproduce)?;
+        if let Some(value) = &self.value {
+            write!(f, "\n  value      (the minimized input as the target sees it)")?;
+            for line in value.lines() {
+                write!(f, "\n    {line}")?;
+            }
+        }
+        Ok(())
     }
 }

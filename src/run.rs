@@ -18,6 +18,7 @@ use crate::project::{build_harness, BuildOptions, FuzzProject};
 use crate::reduce::{reduce_from, Example, Fallible, Order, ReduceOptions, StopReason, TestCase, Verdict};
 use crate::report::Summary;
 use crate::signature::{Kind, Level, Signature};
+use crate::verify::{self, LibFuzzerCheck};
 
 /// How many times the original runs before reducing, to catch a flaky target.
 pub const INITIAL_RUNS: usize = 3;
@@ -32,6 +33,19 @@ struct Plan {
     no_crash_hint: String,
     /// A command that reproduces the crash from the result.
     reproduce: String,
+    /// The harness mode's project, for the checks after the reduction.
+    harness: Option<HarnessPlan>,
+}
+
+/// What the harness mode checks after the reduction: the result with a plain
+/// libFuzzer build, and a typed target's rendering of it.
+struct HarnessPlan {
+    project: FuzzProject,
+    target: String,
+    options: ProjectOptions,
+    cwd: PathBuf,
+    /// The harness binary (its replay mode renders typed inputs).
+    binary: PathBuf,
 }
 
 /// Runs the whole pipeline; `Ok` carries the exit code of a run that produced
@@ -54,6 +68,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
                 ),
                 reproduce: command.display_for(&output),
                 output,
+                harness: None,
             };
             minimize(&mut executor, |_| Vec::new(), &original, &plan, options, &interrupt)
         }
@@ -99,6 +114,7 @@ fn start_harness(
         // The harness never goes into cargo's own target directory: it would
         // replace `cargo fuzz build`'s binary of the same name.
         scratch_dir: project_options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
+        jobs: project_options.jobs,
         ..BuildOptions::default()
     };
     if !options.quiet {
@@ -121,6 +137,7 @@ fn start_harness(
 
     let mut config = ForkServerConfig::new(&harness.binary, options.timeout);
     config.running = interrupt.running.clone();
+    config.rss_limit_mb = options.rss_limit_mb;
     let executor = ForkServerExecutor::start(config)
         .with_context(|| format!("cannot start the {target} harness as a fork server"))?;
     if let Some(hello) = executor.hello().filter(|hello| hello.threads > 1) {
@@ -139,11 +156,19 @@ fn start_harness(
         run_line: format!("{} {}", quote(&harness.binary.to_string_lossy()), quote(&options.crash.to_string_lossy())),
         no_crash_hint: format!(
             "Check that it is a crash of `{target}` and that the build options (features, --dev, --release) \
-             match the build that crashed; a memory error that only a sanitizer reports does not show in a \
-             harness built without one: minimize it with --exec and a `cargo fuzz build` binary."
+             match the build that crashed; a stack overflow found with a smaller stack (a thread's, or \
+             `ulimit -s`) needs the same limit here; a memory error that only a sanitizer reports does not show \
+             in a harness built without one: minimize it with --exec and a `cargo fuzz build` binary."
         ),
         reproduce: reproduce.join(" "),
         output,
+        harness: Some(HarnessPlan {
+            target: target.to_owned(),
+            options: project_options.clone(),
+            cwd,
+            binary: harness.binary.clone(),
+            project,
+        }),
     };
     Ok((executor, plan))
 }
@@ -223,6 +248,14 @@ fn minimize<E: Executor>(
         }
     };
 
+    let (libfuzzer, value) = match &plan.harness {
+        Some(harness) if !interrupted => {
+            let value = verify::debug_rendering(&harness.binary, output, &reduction.best.bytes, options.timeout);
+            (Some(check_with_libfuzzer(harness, output, &expected, options, interrupt)), value)
+        }
+        _ => (None, None),
+    };
+
     let stats = reduction.stats;
     let seconds = stats.elapsed.as_secs_f64();
     let summary = Summary {
@@ -242,6 +275,8 @@ fn minimize<E: Executor>(
         stop_reason: Summary::stop_name(Some(&stop)),
         stop: stop.to_string(),
         verified,
+        libfuzzer,
+        value,
         seed: match options.order {
             Order::Random { seed } => Some(seed),
             Order::Deterministic => None,
@@ -255,6 +290,13 @@ fn minimize<E: Executor>(
     }
     if options.json {
         println!("{}", summary.to_json());
+    }
+    if let Some(check) = summary.libfuzzer.as_ref().filter(|c| c.verified == verify::Verdict::No) {
+        eprintln!(
+            "warning: `cargo fuzz run` may not reproduce the result: {}; the harness and the cargo fuzz build differ \
+             (build options, stack size, memory limit?)",
+            check.reason
+        );
     }
     if summary.final_size == 0
         && matches!(expected.kind, Kind::Exit { .. })
@@ -286,6 +328,38 @@ fn minimize<E: Executor>(
             Exit::Unverified
         }
     })
+}
+
+/// The result run once with a plain libFuzzer build of the target, unless turned off.
+fn check_with_libfuzzer(
+    harness: &HarnessPlan,
+    output: &Path,
+    expected: &Signature,
+    options: &Options,
+    interrupt: &Interrupt,
+) -> LibFuzzerCheck {
+    if !harness.options.verify_libfuzzer {
+        return LibFuzzerCheck::skipped("--no-verify-libfuzzer");
+    }
+    let absolute = std::path::absolute(output).unwrap_or_else(|_| output.to_path_buf());
+    let check = verify::with_libfuzzer(&verify::Request {
+        project: &harness.project,
+        target: &harness.target,
+        options: &harness.options,
+        cwd: &harness.cwd,
+        result: &absolute,
+        expected,
+        level: options.signature,
+        timeout: options.timeout,
+        rss_limit_mb: options.rss_limit_mb,
+        jobs: harness.options.jobs,
+        running: interrupt.running.clone(),
+        verbose: !options.quiet,
+    });
+    if interrupt.is_raised() {
+        return LibFuzzerCheck::skipped("interrupted");
+    }
+    check
 }
 
 /// Whether `outcome` is the crash `expected` at `level`.
@@ -403,6 +477,7 @@ mod tests {
             crash: "crash-1".into(),
             output: None,
             timeout: Duration::from_secs(1),
+            rss_limit_mb: 0,
             max_tests: None,
             max_time: None,
             order: Order::Deterministic,
@@ -420,6 +495,7 @@ mod tests {
             run_line: "./t -runs=1 crash-1".into(),
             no_crash_hint: "Check the command.".into(),
             reproduce: String::new(),
+            harness: None,
         };
         baseline(&mut script, b"x", &plan, &options(), &Interrupt::default())
     }

@@ -98,6 +98,30 @@ impl Sample {
         self.expected["max_size"].parse().unwrap()
     }
 
+    /// The signature's kind in harness mode (and in a `cargo fuzz build` binary), when it differs.
+    fn harness_kind(&self) -> &str {
+        self.expected.get("harness_kind").unwrap_or(&self.expected["kind"])
+    }
+
+    /// Runs `command` (and what it starts) with the main-thread stack the
+    /// sample's bug needs in harness mode (`harness_stack_kib`), if any, less
+    /// `slack_kib`.
+    fn limit_stack(&self, command: &mut Command, slack_kib: u64) {
+        use std::os::unix::process::CommandExt;
+        let Some(kib) = self.expected.get("harness_stack_kib") else { return };
+        let bytes: u64 = (kib.parse::<u64>().unwrap() - slack_kib) * 1024;
+        // SAFETY: setrlimit is async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                let limit = nix::libc::rlimit { rlim_cur: bytes, rlim_max: nix::libc::RLIM_INFINITY };
+                if nix::libc::setrlimit(nix::libc::RLIMIT_STACK, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+
     /// Runs the tool on the sample's copy with `--json`; returns the result's path and the summary.
     fn minimize(&self, extra: &[&str]) -> (PathBuf, Value) {
         let assert = tool()
@@ -322,31 +346,44 @@ struct HarnessRun {
 fn minimize_with_harness(sample: &Sample, extra: &[&str]) -> HarnessRun {
     let output = sample.dir.path().join("minimized");
     let _lock = harness_lock();
-    let assert = tool()
-        .current_dir(root())
-        .arg("--json")
-        .args(extra)
-        .arg("-o")
-        .arg(&output)
-        .arg(&sample.target)
-        .arg(&sample.crash)
-        .assert();
+    let mut command = Command::new(BIN);
+    command.current_dir(root()).arg("--json").args(extra).arg("-o").arg(&output).arg(&sample.target);
+    command.arg(&sample.crash);
+    sample.limit_stack(&mut command, 0);
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(110)).assert();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert_eq!(assert.get_output().status.code(), Some(0), "harness mode on {} failed:\n{stderr}", sample.target);
     let summary: Value = serde_json::from_slice(&assert.get_output().stdout).expect("--json prints a JSON summary");
-    let harness = stderr
-        .lines()
-        .find_map(|l| l.strip_prefix("built ").and_then(|l| l.rsplit_once(" in ")).map(|(path, _)| path))
-        .map(PathBuf::from)
-        .unwrap_or_else(|| panic!("no `built HARNESS in` line:\n{stderr}"));
+    let harness = built_harness(&stderr);
     assert_eq!(summary["output"], output.to_str().unwrap());
     HarnessRun { summary, output, harness, stderr }
 }
 
+/// The harness binary a run built, from its `built HARNESS in TIME` line.
+fn built_harness(stderr: &str) -> PathBuf {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("built ").and_then(|l| l.rsplit_once(" in ")).map(|(path, _)| path))
+        .map(PathBuf::from)
+        .unwrap_or_else(|| panic!("no `built HARNESS in` line:\n{stderr}"))
+}
+
 /// Runs the harness in replay mode (`harness FILE`, like `fuzz_target -runs=1 FILE`).
-fn replay_with_harness(harness: &Path, file: &Path) -> (ExitStatus, String) {
-    let output = Command::new(harness).arg(file).env("RUST_BACKTRACE", "0").stdin(Stdio::null()).output().unwrap();
+fn replay_with_harness(sample: &Sample, harness: &Path, file: &Path) -> (ExitStatus, String) {
+    let mut command = Command::new(harness);
+    command.arg(file).env("RUST_BACKTRACE", "0").stdin(Stdio::null());
+    // A minimized stack overflow sits right at the limit of the fork server's
+    // child; a fresh process has its stack top placed elsewhere (ASLR moves it
+    // by up to 8 KiB) and replay calls the target from a shallower frame.
+    sample.limit_stack(&mut command, 32);
+    let output = command.output().unwrap();
     (output.status, String::from_utf8_lossy(&output.stderr).into_owned())
+}
+
+/// Whether `cargo fuzz` works here.
+fn cargo_fuzz_installed() -> bool {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    Command::new(&cargo).args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
 }
 
 /// Every file under `dir` but cargo's and the fuzzer's output directories, with its hash.
@@ -371,17 +408,23 @@ fn snapshot(dir: &Path) -> Vec<(PathBuf, String)> {
 }
 
 /// Minimizes a sample in harness mode and checks what `expected.toml` promises,
-/// replaying the result with the harness binary.
-fn check_harness_sample(target: &str) -> HarnessRun {
+/// replaying the result with the harness binary, and that the tool's own
+/// check with a plain libFuzzer build (`cargo fuzz build`) agrees.
+fn check_harness_sample(target: &str, extra: &[&str]) -> HarnessRun {
     let sample = Sample::copy(target);
-    let run = minimize_with_harness(&sample, &[]);
+    let run = minimize_with_harness(&sample, extra);
     let summary = &run.summary;
     let size = std::fs::metadata(&run.output).unwrap().len();
-    assert_eq!(summary["signature"]["kind"], sample.expected["kind"].as_str(), "{summary:#}");
+    let kind = sample.harness_kind();
+    assert_eq!(summary["signature"]["kind"], kind, "{summary:#}");
     if let Some(location) = sample.expected.get("location") {
         // A path dependency outside the fuzz workspace keeps its absolute path, as in a `cargo fuzz` build.
         let found = summary["signature"]["location"].as_str().unwrap_or_default();
         assert!(found.ends_with(location.as_str()), "expected {location}, got {found}");
+    }
+    if kind == "signal" {
+        let signal = sample.expected.get("harness_signal").unwrap_or_else(|| &sample.expected["signal"]);
+        assert_eq!(summary["signature"]["signal"].to_string(), *signal, "{summary:#}");
     }
     assert_eq!(summary["verified"], true, "{summary:#}");
     assert_eq!(summary["final_size"], size);
@@ -391,33 +434,50 @@ fn check_harness_sample(target: &str) -> HarnessRun {
         format!("cargo fuzz run {target} {}", run.output.display()),
         "{summary:#}"
     );
+    assert!(summary["value"].is_null(), "a raw-bytes target has no rendering: {summary:#}");
     sample.assert_crash_unchanged();
 
-    let (status, stderr) = replay_with_harness(&run.harness, &run.output);
-    assert!(!status.success(), "the result must crash the harness in replay mode:\n{stderr}");
-    match sample.expected["kind"].as_str() {
-        "panic" => assert!(stderr.contains(&format!("{}:", sample.expected["location"])), "{stderr}"),
-        "signal" => {
-            let signal: i32 = sample.expected["signal"].parse().unwrap();
-            assert_eq!(status.signal(), Some(signal), "{stderr}");
+    let libfuzzer = &summary["libfuzzer"];
+    if cargo_fuzz_installed() {
+        assert_eq!(libfuzzer["verified"], "yes", "{summary:#}");
+    } else {
+        eprintln!("the libFuzzer cross-check was skipped: cargo-fuzz is not installed (`cargo install cargo-fuzz`)");
+        assert_eq!(libfuzzer["verified"], "skipped", "{summary:#}");
+        assert!(libfuzzer["reason"].as_str().unwrap().contains("cargo-fuzz is not installed"), "{summary:#}");
+    }
+
+    if kind == "timeout" {
+        // The harness would replay a hang forever: planted-replay shows it hangs.
+        assert_crashes_as_expected(&sample, &run.output);
+    } else {
+        let (status, stderr) = replay_with_harness(&sample, &run.harness, &run.output);
+        assert!(!status.success(), "the result must crash the harness in replay mode:\n{stderr}");
+        match kind {
+            "panic" => assert!(stderr.contains(&format!("{}:", sample.expected["location"])), "{stderr}"),
+            "signal" => {
+                let signal = sample.expected.get("harness_signal").unwrap_or_else(|| &sample.expected["signal"]);
+                assert_eq!(status.signal(), Some(signal.parse().unwrap()), "{stderr}");
+            }
+            other => panic!("no harness check for {other}"),
         }
-        other => panic!("no harness check for {other}"),
     }
     eprintln!(
-        "{target} (harness): {} -> {size} bytes, {} tests at {:.0} tests/s",
+        "{target} (harness): {} -> {size} bytes, {} tests at {:.0} tests/s; libFuzzer: {}",
         summary["initial_size"],
         summary["tests"],
-        summary["tests_per_second"].as_f64().unwrap_or_default()
+        summary["tests_per_second"].as_f64().unwrap_or_default(),
+        libfuzzer["reason"]
     );
-    verify_with_cargo_fuzz(target, &run.output);
+    if kind != "timeout" && !sample.expected.contains_key("harness_stack_kib") {
+        verify_with_cargo_fuzz(target, &run.output);
+    }
     run
 }
 
 /// Replays `file` with `cargo fuzz run` (the user's own reproduction), when cargo-fuzz is installed.
 fn verify_with_cargo_fuzz(target: &str, file: &Path) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let installed = Command::new(&cargo).args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success());
-    if !installed {
+    if !cargo_fuzz_installed() {
         eprintln!(
             "skipping the `cargo fuzz run {target}` check: cargo-fuzz is not installed (`cargo install cargo-fuzz`)"
         );
@@ -439,7 +499,7 @@ fn verify_with_cargo_fuzz(target: &str, file: &Path) {
 fn harness_mode_minimizes_tlv_below_its_bound_replays_and_leaves_fuzz_untouched() {
     let fuzz = root().join("fuzz");
     let before = snapshot(&fuzz);
-    let run = check_harness_sample("tlv");
+    let run = check_harness_sample("tlv", &[]);
     assert!(run.stderr.contains("building tlv harness..."), "{}", run.stderr);
     assert!(run.harness.starts_with(fuzz.join("target")), "the scratch build lives in fuzz/target");
     assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
@@ -447,14 +507,59 @@ fn harness_mode_minimizes_tlv_below_its_bound_replays_and_leaves_fuzz_untouched(
 
 #[test]
 fn harness_mode_minimizes_vm_below_its_bound_and_the_result_still_aborts() {
-    check_harness_sample("vm");
+    check_harness_sample("vm", &[]);
+}
+
+#[test]
+fn harness_mode_minimizes_image_below_its_bound_and_the_result_still_overflows() {
+    check_harness_sample("image", &[]);
+}
+
+#[test]
+fn harness_mode_minimizes_nest_on_a_small_stack_to_a_sigsegv_as_libfuzzer_sees_it() {
+    // The harness's `main` is a C one (libFuzzer's is too): no Rust
+    // stack-overflow handler, so the overflow is a SIGSEGV in both builds.
+    let run = check_harness_sample("nest", &[]);
+    assert_eq!(run.summary["signature"]["kind"], "signal");
+}
+
+#[test]
+fn harness_mode_minimizes_a_hang_as_a_timeout() {
+    let run = check_harness_sample("rle", &["--timeout", "0.25"]);
+    if cargo_fuzz_installed() {
+        assert_eq!(run.summary["libfuzzer"]["signature"]["kind"], "timeout", "{:#}", run.summary);
+    }
+}
+
+#[test]
+fn harness_mode_minimizes_the_typed_scene_and_shows_the_minimized_value() {
+    let sample = Sample::copy("scene");
+    let run = minimize_with_harness(&sample, &[]);
+    let summary = &run.summary;
+    let size = std::fs::metadata(&run.output).unwrap().len();
+    assert!(size <= sample.max_size(), "scene: {size} bytes, above the bound of {}", sample.max_size());
+    let location = summary["signature"]["location"].as_str().unwrap_or_default();
+    assert!(location.ends_with(&sample.expected["location"]), "{summary:#}");
+    // libfuzzer-sys's `{:#?}` of the decoded input (RUST_LIBFUZZER_DEBUG_PATH).
+    let value = summary["value"].as_str().unwrap_or_else(|| panic!("no rendering: {summary:#}"));
+    assert!(value.starts_with("Scene {") && value.contains("alpha: 0"), "{value}");
+    assert!(
+        run.stderr.contains("  value      (the minimized input as the target sees it)\n    Scene {"),
+        "{}",
+        run.stderr
+    );
+    let expected = if cargo_fuzz_installed() { "yes" } else { "skipped" };
+    assert_eq!(summary["libfuzzer"]["verified"], expected, "{summary:#}");
+    sample.assert_crash_unchanged();
 }
 
 #[test]
 fn harness_mode_is_much_faster_per_test_than_a_process_per_test() {
     let sample = Sample::copy("tlv");
     let budget = ["--max-tests", "400"];
-    let harness = minimize_with_harness(&sample, &budget).summary;
+    let harness = minimize_with_harness(&sample, &[&budget[..], &["--no-verify-libfuzzer"]].concat()).summary;
+    assert_eq!(harness["libfuzzer"]["verified"], "skipped");
+    assert_eq!(harness["libfuzzer"]["reason"], "--no-verify-libfuzzer");
     let (_, exec) = sample.minimize(&budget);
     let (fork, process) = (harness["tests_per_second"].as_f64().unwrap(), exec["tests_per_second"].as_f64().unwrap());
     eprintln!(
@@ -517,6 +622,79 @@ fn harness_mode_reports_a_target_that_does_not_compile_with_exit_4_and_rustcs_er
     assert_stderr_contains(&assert, "the fuzz target `bad` does not compile");
     assert_stderr_contains(&assert, "mismatched types");
     assert_eq!(std::fs::read_dir(sample.dir.path()).unwrap().count(), 1, "nothing is written");
+}
+
+#[test]
+fn harness_mode_with_a_missing_or_empty_crash_file_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("crash-nope");
+    let assert = tool().current_dir(root()).arg("tlv").arg(&missing).assert().code(2);
+    assert_stderr_contains(&assert, &format!("cannot read the crash file {}", missing.display()));
+    let empty = dir.path().join("crash-empty");
+    std::fs::write(&empty, b"").unwrap();
+    let assert = tool().current_dir(root()).arg("tlv").arg(&empty).assert().code(2);
+    assert_stderr_contains(&assert, "is empty: there is nothing to minimize");
+}
+
+#[test]
+fn harness_mode_with_an_input_that_does_not_crash_exits_3_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let benign = dir.path().join("not-a-crash");
+    std::fs::write(&benign, b"TLV1\x01\x05\x00hello\x00\x00\x00").unwrap();
+    let _lock = harness_lock();
+    let assert = tool().current_dir(root()).arg("-o").arg(dir.path().join("out")).arg("tlv").arg(&benign).assert();
+    let assert = assert.code(3);
+    assert_stderr_contains(&assert, "does not crash");
+    assert_stderr_contains(&assert, "on all 3 runs");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1, "nothing is written");
+}
+
+#[test]
+fn sigint_mid_run_in_harness_mode_keeps_a_best_so_far_that_still_hangs_and_exits_130() {
+    let sample = Sample::copy("rle");
+    let output = sample.dir.path().join("best");
+    let _lock = harness_lock();
+    let mut child = Command::new(BIN)
+        .current_dir(root())
+        .args(["--timeout", "0.25", "-o"])
+        .arg(&output)
+        .arg("rle")
+        .arg(&sample.crash)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(100);
+    while !output.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its first improvement");
+        assert!(Instant::now() < deadline, "no improvement in time");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sent = Instant::now();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after SIGINT");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted: the best result so far is in"), "{stderr}");
+    assert!(!stderr.contains("libFuzzer  verified"), "no libFuzzer check after an interrupt:\n{stderr}");
+    let best = std::fs::read(&output).unwrap();
+    assert!(best.len() < std::fs::metadata(&sample.crash).unwrap().len() as usize);
+    assert_crashes_as_expected(&sample, &output);
+    sample.assert_crash_unchanged();
+    let leftovers: Vec<_> = std::fs::read_dir(sample.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".minimize-crash-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
 }
 
 #[test]

@@ -63,6 +63,9 @@ pub const EXAMPLE_CAPACITY: u32 = 1 << 16;
 pub const LABEL_CAPACITY: u32 = 1 << 16;
 /// How long the server has to report a child it was told to kill.
 const STATUS_GRACE: Duration = Duration::from_secs(2);
+/// How often a running child's resident set is compared with the memory limit
+/// (a test shorter than this is checked once, by its peak, when it ends).
+const RSS_CHECK_INTERVAL: Duration = Duration::from_millis(100);
 
 /// How to start the harness.
 #[derive(Clone, Debug)]
@@ -79,6 +82,9 @@ pub struct ForkServerConfig {
     pub input_capacity: u32,
     /// Where the running child's process group is published for the Ctrl-C handler.
     pub running: RunningGroup,
+    /// The memory limit of one test in MiB (libFuzzer's `-rss_limit_mb`), 0 for none:
+    /// a child whose resident set grows past it is an out-of-memory.
+    pub rss_limit_mb: u64,
 }
 
 impl ForkServerConfig {
@@ -91,6 +97,7 @@ impl ForkServerConfig {
             handshake_timeout: DEFAULT_HANDSHAKE_TIMEOUT,
             input_capacity: DEFAULT_INPUT_CAPACITY,
             running: RunningGroup::default(),
+            rss_limit_mb: 0,
         }
     }
 }
@@ -401,9 +408,24 @@ impl ForkServerExecutor {
         };
         self.last_child = Some(pid);
         self.config.running.store(pid, Ordering::SeqCst);
-        let finished = read_response(&mut server.status, deadline)?;
+        let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
+        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, pid, limit_kib)? {
+            Waited::Response(response) => (response, false),
+            Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
+        };
         let status = match finished {
-            Ok(Response::Finished { seq: s, wait_status }) if s == seq => Some(wait_status_of(wait_status)),
+            Ok(Response::Finished { seq: s, wait_status, max_rss_kib }) if s == seq => {
+                let status = wait_status_of(wait_status);
+                // Over the limit at its peak but no crash of its own: libFuzzer's
+                // RSS watchdog would have reported it as out of memory.
+                let crashed = matches!(status, Status::Signaled(signal) if signal != libc::SIGKILL)
+                    || matches!(status, Status::Exited(code) if code != 0);
+                if limit_kib > 0 && u64::from(max_rss_kib) > limit_kib && !crashed {
+                    Some(Status::OutOfMemory)
+                } else {
+                    Some(status)
+                }
+            }
             Ok(other) => {
                 signal_group(pid, Signal::SIGKILL);
                 self.config.running.store(0, Ordering::SeqCst);
@@ -429,7 +451,11 @@ impl ForkServerExecutor {
                     self.stop_server();
                     self.restarts += 1;
                 }
-                Status::Timeout
+                if over_limit {
+                    Status::OutOfMemory
+                } else {
+                    Status::Timeout
+                }
             }
         };
         let duration = started.elapsed();
@@ -568,6 +594,40 @@ fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Exa
         .collect()
 }
 
+/// What waiting for a child's `Finished` came to.
+enum Waited {
+    /// The server answered, or gave up, or the deadline passed (as [`read_response`]).
+    Response(Result<Response, String>),
+    /// The child's resident set grew past the memory limit first.
+    OverLimit,
+}
+
+/// Reads the `Finished` response, checking the child's resident set every
+/// [`RSS_CHECK_INTERVAL`] meanwhile when there is a limit (`limit_kib` > 0).
+fn wait_for_finished(status: &mut File, deadline: Instant, pid: i32, limit_kib: u64) -> anyhow::Result<Waited> {
+    if limit_kib == 0 {
+        return Ok(Waited::Response(read_response(status, deadline)?));
+    }
+    loop {
+        let slice = (Instant::now() + RSS_CHECK_INTERVAL).min(deadline);
+        match read_response(status, slice)? {
+            Err(why) if why == TIMED_OUT && Instant::now() < deadline => {
+                if resident_kib(pid).is_some_and(|rss| rss > limit_kib) {
+                    return Ok(Waited::OverLimit);
+                }
+            }
+            other => return Ok(Waited::Response(other)),
+        }
+    }
+}
+
+/// A process's resident set in KiB (`VmRSS` in `/proc/PID/status`), when it can be read.
+fn resident_kib(pid: i32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
+    line.trim().trim_end_matches("kB").trim().parse().ok()
+}
+
 /// The reason [`read_response`] gives when the deadline passed.
 const TIMED_OUT: &str = "timed out";
 
@@ -673,6 +733,13 @@ mod tests {
         assert!(matches!(err.downcast_ref(), Some(HandshakeError::Exited { .. })), "{text}");
         assert!(text.contains("`/bin/sh` exited with code 2 before the fork-server handshake"), "{text}");
         assert!(text.contains("usage: not-a-harness FILE"), "{text}");
+    }
+
+    #[test]
+    fn the_resident_set_of_a_live_process_is_read() {
+        let rss = resident_kib(std::process::id() as i32).expect("our own VmRSS");
+        assert!(rss > 0);
+        assert_eq!(resident_kib(-1), None);
     }
 
     #[test]

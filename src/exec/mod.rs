@@ -23,6 +23,9 @@ pub enum Status {
     Signaled(i32),
     /// It ran past the time limit and was killed (with its process group).
     Timeout,
+    /// Its resident set grew past the memory limit (`--rss-limit-mb`): killed
+    /// when caught running, or reported from its peak when it ended without a crash.
+    OutOfMemory,
 }
 
 impl fmt::Display for Status {
@@ -31,6 +34,7 @@ impl fmt::Display for Status {
             Status::Exited(code) => write!(f, "exited with code {code}"),
             Status::Signaled(signal) => write!(f, "killed by signal {signal} ({})", signal_name(signal)),
             Status::Timeout => f.write_str("timed out"),
+            Status::OutOfMemory => f.write_str("ran out of memory (over the --rss-limit-mb limit)"),
         }
     }
 }

@@ -39,6 +39,8 @@ pub struct BuildOptions {
     pub runtime_dir: PathBuf,
     /// Show cargo's progress lines on stderr as they come (the first build takes a while).
     pub echo: bool,
+    /// `-j`: cargo's parallel jobs (cargo's default when `None`).
+    pub jobs: Option<u32>,
 }
 
 impl Default for BuildOptions {
@@ -54,6 +56,7 @@ impl Default for BuildOptions {
             target_dir: None,
             runtime_dir: default_runtime_dir(),
             echo: false,
+            jobs: None,
         }
     }
 }
@@ -129,6 +132,9 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     }
     if let Some(features) = &options.features {
         command.arg("--features").arg(features);
+    }
+    if let Some(jobs) = options.jobs {
+        command.arg("--jobs").arg(jobs.to_string());
     }
     command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
     command.arg("--message-format=json");
@@ -385,7 +391,7 @@ fn check_patch_taken(lockfile: &Path, patched: &[(&str, Option<&str>)]) -> Resul
 
 /// The fuzz project's cargo target directory, as `cargo fuzz build` would use
 /// it (it honours `CARGO_TARGET_DIR` and `build.target-dir`).
-fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
+pub(crate) fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
     let mut command = cargo_command(cargo, project);
     command.args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"]).arg(&project.manifest_path);
     let line = command_line(&command);
@@ -404,7 +410,7 @@ fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, P
 }
 
 /// The host triple, from the rustc cargo would run here.
-fn host_triple(project: &FuzzProject) -> Result<String, ProjectError> {
+pub(crate) fn host_triple(project: &FuzzProject) -> Result<String, ProjectError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(&rustc)
         .arg("-vV")
@@ -417,19 +423,19 @@ fn host_triple(project: &FuzzProject) -> Result<String, ProjectError> {
 }
 
 /// `$CARGO` (set when we run as `cargo minimize-crash`), else `cargo`.
-fn cargo_program() -> OsString {
+pub(crate) fn cargo_program() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
 /// cargo, run where `cargo fuzz` would run it: in the user's working
 /// directory, so the same `.cargo/config.toml` files and toolchain apply.
-fn cargo_command(cargo: &OsStr, project: &FuzzProject) -> Command {
+pub(crate) fn cargo_command(cargo: &OsStr, project: &FuzzProject) -> Command {
     let mut command = Command::new(cargo);
     command.current_dir(&project.cwd);
     command
 }
 
-fn command_line(command: &Command) -> String {
+pub(crate) fn command_line(command: &Command) -> String {
     let mut words = vec![command.get_program().to_string_lossy().into_owned()];
     words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     shell_words::join(words)

@@ -122,6 +122,7 @@ impl Signature {
         let plain = |kind| Signature { kind, location: None, message: None };
         match outcome.status {
             Status::Timeout => return Some(plain(Kind::Timeout)),
+            Status::OutOfMemory => return Some(plain(Kind::OutOfMemory)),
             Status::Exited(0) => return None,
             Status::Exited(_) | Status::Signaled(_) => {}
         }
@@ -160,8 +161,19 @@ impl Signature {
         Some(match outcome.status {
             Status::Signaled(signal) => plain(Kind::Signal { signal }),
             Status::Exited(code) => plain(Kind::Exit { code }),
-            Status::Timeout => unreachable!("handled above"),
+            Status::Timeout | Status::OutOfMemory => unreachable!("handled above"),
         })
+    }
+
+    /// Whether `libfuzzer`, the crash a plain libFuzzer build of the target had,
+    /// is the harness's crash `self` at `level`. As [`Signature::matches`],
+    /// except that libFuzzer's "deadly signal" does not say which signal (nor,
+    /// without a sanitizer's stack trace, where), so it stands for any signal.
+    pub fn matches_libfuzzer(&self, libfuzzer: &Signature, level: Level) -> bool {
+        self.matches(libfuzzer, level)
+            || (matches!(self.kind, Kind::Signal { .. })
+                && libfuzzer.kind == Kind::DeadlySignal
+                && level != Level::Strict)
     }
 
     /// Whether `other` is the same crash as `self` at `level`.
@@ -300,6 +312,26 @@ mod tests {
         let s = sig(Status::Exited(1), stderr);
         assert_eq!(s.kind, Kind::Sanitizer { sanitizer: "AddressSanitizer".into(), bug: "SEGV".into() });
         assert_eq!(s.location.as_deref(), Some("planted::vm::Slots::write at /src/vm.rs:140:18"));
+    }
+
+    #[test]
+    fn out_of_memory_is_its_own_kind_in_the_harness_and_in_libfuzzer() {
+        let harness = sig(Status::OutOfMemory, "");
+        assert_eq!(harness.kind, Kind::OutOfMemory);
+        let libfuzzer =
+            sig(Status::Exited(71), "==9== ERROR: libFuzzer: out-of-memory (used: 2100Mb; exceeds: 2048Mb)\n");
+        assert!(harness.matches(&libfuzzer, Level::Default));
+        assert!(!harness.matches(&sig(Status::Timeout, ""), Level::Loose));
+    }
+
+    #[test]
+    fn a_libfuzzer_deadly_signal_stands_for_the_harness_signal() {
+        let abort = sig(Status::Signaled(6), "vm: double free\n");
+        let deadly = sig(Status::Exited(77), "==4== ERROR: libFuzzer: deadly signal\n");
+        assert!(!abort.matches(&deadly, Level::Default));
+        assert!(abort.matches_libfuzzer(&deadly, Level::Default));
+        assert!(abort.matches_libfuzzer(&sig(Status::Signaled(6), ""), Level::Default));
+        assert!(!sig(Status::Exited(101), PANIC_A).matches_libfuzzer(&deadly, Level::Default));
     }
 
     #[test]

@@ -13,6 +13,8 @@
 //! | `recurse` | recurses without bound (stack overflow) |
 //! | `exit:CODE` | calls `exit(CODE)` |
 //! | `sleep:MS` | sleeps, then returns 0 |
+//! | `alloc:MB` | allocates and touches MB MiB, then returns 0 |
+//! | `alloc-hang:MB` | allocates and touches MB MiB, then loops forever |
 //! | `print:N` | writes N bytes to stderr, then `end`, then returns 0 |
 //! | `spawn-hang:PIDFILE` | starts `sleep 1000` in its group, writes its pid to PIDFILE, loops forever |
 //! | a planted target (`tlv`, `image`, `nest`, `rle`, `vm`) | runs it on PAYLOAD; `Err` is a rejection |
@@ -55,6 +57,16 @@ fn test_one(data: &[u8]) -> i32 {
             std::thread::sleep(Duration::from_millis(number()));
             0
         }
+        b"alloc" => {
+            black_box(touched(number()));
+            0
+        }
+        b"alloc-hang" => {
+            let memory = touched(number());
+            loop {
+                black_box(&memory);
+            }
+        }
         b"print" => {
             let mut stderr = std::io::stderr().lock();
             let chunk = [b'.'; 8192];
@@ -90,6 +102,15 @@ fn test_one(data: &[u8]) -> i32 {
             }
         }
     }
+}
+
+/// `mb` MiB, every page written, so it counts in the resident set.
+fn touched(mb: u64) -> Vec<u8> {
+    let mut memory = vec![0u8; (mb as usize) << 20];
+    for page in memory.chunks_mut(4096) {
+        page[0] = 1;
+    }
+    black_box(memory)
 }
 
 #[inline(never)]

@@ -144,6 +144,25 @@ fn an_endless_loop_times_out_and_the_child_is_killed() {
 }
 
 #[test]
+fn a_child_over_the_memory_limit_is_out_of_memory_at_its_peak_or_while_running() {
+    let mut config = ForkServerConfig::new(SERVER, Duration::from_secs(20));
+    config.rss_limit_mb = 64;
+    let mut executor = ForkServerExecutor::start(config).expect("start planted-server");
+    assert_eq!(executor.run(b"alloc:8").unwrap().status, Status::Exited(0));
+    let peak = executor.run(b"alloc:200").unwrap();
+    assert_eq!(peak.status, Status::OutOfMemory);
+    assert_eq!(Signature::of(&peak).unwrap().kind, Kind::OutOfMemory);
+    let started = Instant::now();
+    let running = executor.run(b"alloc-hang:200").unwrap();
+    assert_eq!(running.status, Status::OutOfMemory);
+    assert!(started.elapsed() < Duration::from_secs(5), "caught while running, long before the timeout");
+    // A crash over the limit keeps its own kind; no limit, no out-of-memory.
+    assert_eq!(executor.run(b"abort").unwrap().status, Status::Signaled(SIGABRT));
+    let (unlimited, _) = run(b"alloc:200");
+    assert_eq!(unlimited.status, Status::Exited(0));
+}
+
+#[test]
 fn a_timeout_kills_the_whole_process_group() {
     let scratch = tempfile::tempdir().unwrap();
     let pid_file = scratch.path().join("grandchild.pid");

@@ -9,6 +9,9 @@
 
 #![warn(missing_docs)]
 
+pub mod commands;
+pub mod config;
+pub mod deep_tree;
 pub mod image;
 pub mod nest;
 pub mod rle;

@@ -24,7 +24,8 @@
 //! server -> client  Hello { version, pid, threads }     tag "cmcH" (the magic)
 //! client -> server  Run { seq }                         tag "cmcR"  (input already in shared memory)
 //! server -> client  Started { seq, pid }                tag "cmcS"  (right after fork: the child's pid = its process group)
-//! server -> client  Finished { seq, wait_status }       tag "cmcW"  (the raw waitpid status)
+//! server -> client  Finished { seq, wait_status,        tag "cmcW"  (the raw waitpid status and the
+//!                    max_rss_kib }                             child's peak RSS from wait4, 0 = unknown)
 //!               or  ForkFailed { seq, errno }           tag "cmcE"
 //! ```
 //!

@@ -52,6 +52,9 @@ pub enum Response {
         seq: u32,
         /// The raw status from `waitpid` (decode it with `WIFEXITED` and friends).
         wait_status: i32,
+        /// The child's peak resident set size in KiB (`ru_maxrss` from `wait4`),
+        /// 0 when unknown: the client enforces the memory limit with it.
+        max_rss_kib: u32,
     },
     /// `fork` failed for request `seq`.
     ForkFailed {
@@ -102,7 +105,9 @@ impl Response {
         match *self {
             Response::Hello(Hello { version, pid, threads }) => encode(HANDSHAKE_MAGIC, version, pid as u32, threads),
             Response::Started { seq, pid } => encode(TAG_STARTED, seq, pid as u32, 0),
-            Response::Finished { seq, wait_status } => encode(TAG_FINISHED, seq, wait_status as u32, 0),
+            Response::Finished { seq, wait_status, max_rss_kib } => {
+                encode(TAG_FINISHED, seq, wait_status as u32, max_rss_kib)
+            }
             Response::ForkFailed { seq, errno } => encode(TAG_FORK_FAILED, seq, errno as u32, 0),
         }
     }
@@ -113,7 +118,9 @@ impl Response {
         Ok(match fields(bytes, "response")? {
             (HANDSHAKE_MAGIC, version, pid, threads) => Response::Hello(Hello { version, pid: pid as i32, threads }),
             (TAG_STARTED, seq, pid, _) => Response::Started { seq, pid: pid as i32 },
-            (TAG_FINISHED, seq, status, _) => Response::Finished { seq, wait_status: status as i32 },
+            (TAG_FINISHED, seq, status, rss) => {
+                Response::Finished { seq, wait_status: status as i32, max_rss_kib: rss }
+            }
             (TAG_FORK_FAILED, seq, errno, _) => Response::ForkFailed { seq, errno: errno as i32 },
             (tag, ..) => return Err(DecodeError::UnknownTag { tag }),
         })
@@ -133,8 +140,8 @@ mod tests {
         let responses = [
             Response::Hello(Hello { version: crate::VERSION, pid: 4242, threads: 1 }),
             Response::Started { seq: 7, pid: i32::MAX },
-            Response::Finished { seq: 7, wait_status: 0x86 },
-            Response::Finished { seq: 8, wait_status: -1 },
+            Response::Finished { seq: 7, wait_status: 0x86, max_rss_kib: 2048 },
+            Response::Finished { seq: 8, wait_status: -1, max_rss_kib: u32::MAX },
             Response::ForkFailed { seq: 9, errno: 12 },
         ];
         for response in responses {
@@ -151,7 +158,7 @@ mod tests {
 
     #[test]
     fn truncated_messages_are_rejected() {
-        let bytes = Response::Finished { seq: 1, wait_status: 0 }.encode();
+        let bytes = Response::Finished { seq: 1, wait_status: 0, max_rss_kib: 0 }.encode();
         for len in 0..MESSAGE_LEN {
             assert_eq!(
                 Response::decode(&bytes[..len]),

@@ -62,21 +62,27 @@ pub(crate) fn run(value: &OsStr, test_one: fn(&[u8]) -> i32) -> ! {
         if send(start.status_fd, Response::Started { seq, pid }).is_err() {
             kill_group_and_exit(pid);
         }
-        let wait_status = wait(pid);
-        if send(start.status_fd, Response::Finished { seq, wait_status }).is_err() {
+        let (wait_status, max_rss_kib) = wait(pid);
+        if send(start.status_fd, Response::Finished { seq, wait_status, max_rss_kib }).is_err() {
             exit(0);
         }
     }
 }
 
-/// Waits for `pid`, retrying on EINTR; the raw status.
-fn wait(pid: libc::pid_t) -> i32 {
+/// Waits for `pid`, retrying on EINTR; the raw status and the child's peak
+/// resident set size in KiB (`ru_maxrss`, which Linux reports in KiB). The
+/// client compares the peak with its memory limit: measuring it here, rather
+/// than capping the child's address space with `RLIMIT_AS`, works under
+/// AddressSanitizer too (which reserves terabytes of address space up front).
+fn wait(pid: libc::pid_t) -> (i32, u32) {
     let mut status = 0;
     loop {
-        // SAFETY: plain system call with a valid out-pointer.
-        let waited = unsafe { libc::waitpid(pid, &mut status, 0) };
+        // SAFETY: plain system call with valid out-pointers.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         if waited == pid {
-            return status;
+            return (status, u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX));
         }
         if waited < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
             die(&format!("waitpid({pid}) failed: {}", io::Error::last_os_error()));

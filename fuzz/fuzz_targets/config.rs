@@ -1,0 +1,12 @@
+#![no_main]
+
+//! A typed target: `arbitrary` builds a configuration of several collections
+//! (strings, integers, bytes, optional flags), which the check turns into
+//! per-host settings.
+
+use libfuzzer_sys::fuzz_target;
+use planted::config::{validate, Config};
+
+fuzz_target!(|config: Config| {
+    let _ = validate(&config);
+});

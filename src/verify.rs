@@ -1,0 +1,253 @@
+//! After a harness-mode run: the cross-check with a plain libFuzzer build (`cargo fuzz build TARGET --sanitizer none`, then `BINARY -runs=1 RESULT`), and the `{:#?}` rendering of a typed target's minimized value.
+//!
+//! Users reproduce a result with `cargo fuzz run TARGET FILE`, so the result
+//! is run once more the way that command runs it: cargo-fuzz builds the target
+//! (into the fuzz project's own target directory, as `cargo fuzz build` always
+//! does; nothing else of the user's is written) and the libFuzzer binary runs
+//! it with `-runs=1`. Its crash is compared with the harness's signature
+//! ([`Signature::matches_libfuzzer`]: libFuzzer's "deadly signal" stands for
+//! any signal). Without cargo-fuzz, or with `--no-verify-libfuzzer`, the check
+//! is skipped and the summary says why.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::exec::process::quote;
+use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
+use crate::options::ProjectOptions;
+use crate::project::harness::{cargo_program, command_line, host_triple, project_target_dir};
+use crate::project::FuzzProject;
+use crate::signature::{Level, Signature};
+
+/// The cross-check's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The libFuzzer build crashed the same way.
+    Yes,
+    /// It did not crash, or crashed differently.
+    No,
+    /// Not checked (see the reason).
+    Skipped,
+}
+
+/// What the libFuzzer build made of the result.
+#[derive(Clone, Debug, Serialize)]
+pub struct LibFuzzerCheck {
+    /// Yes, no or skipped.
+    pub verified: Verdict,
+    /// Why skipped, or how it crashed (or did not), in words.
+    pub reason: String,
+    /// The command that ran the result, when it ran.
+    pub command: Option<String>,
+    /// The crash the libFuzzer build had, when it crashed.
+    pub signature: Option<Signature>,
+}
+
+impl LibFuzzerCheck {
+    /// A check that did not run, and why.
+    pub fn skipped(reason: impl Into<String>) -> Self {
+        LibFuzzerCheck { verified: Verdict::Skipped, reason: reason.into(), command: None, signature: None }
+    }
+}
+
+impl fmt::Display for LibFuzzerCheck {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let word = match self.verified {
+            Verdict::Yes => "yes",
+            Verdict::No => "NO",
+            Verdict::Skipped => "skipped",
+        };
+        write!(f, "{word} ({})", self.reason)
+    }
+}
+
+/// What the cross-check needs to know.
+#[derive(Debug)]
+pub struct Request<'a> {
+    /// The fuzz project.
+    pub project: &'a FuzzProject,
+    /// The fuzz target.
+    pub target: &'a str,
+    /// The user's build options (passed on to `cargo fuzz build`).
+    pub options: &'a ProjectOptions,
+    /// The working directory, for a relative `--target-dir`.
+    pub cwd: &'a Path,
+    /// The result to run.
+    pub result: &'a Path,
+    /// The crash the harness had.
+    pub expected: &'a Signature,
+    /// How closely the crash must match.
+    pub level: Level,
+    /// The per-test time limit.
+    pub timeout: Duration,
+    /// `-rss_limit_mb` for the libFuzzer binary.
+    pub rss_limit_mb: u64,
+    /// `-j` for cargo.
+    pub jobs: Option<u32>,
+    /// Where the running process group is published for the Ctrl-C handler.
+    pub running: RunningGroup,
+    /// Print progress on stderr.
+    pub verbose: bool,
+}
+
+/// Builds the target with `cargo fuzz build --sanitizer none` and runs the result with it.
+pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
+    let cargo = cargo_program();
+    let installed = Command::new(&cargo)
+        .args(["fuzz", "--version"])
+        .stdin(Stdio::null())
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if !installed {
+        return LibFuzzerCheck::skipped("cargo-fuzz is not installed; `cargo install cargo-fuzz` enables this check");
+    }
+    let binary = match build(request, &cargo) {
+        Ok(binary) => binary,
+        Err(reason) => return LibFuzzerCheck::skipped(reason),
+    };
+    let line = format!(
+        "{} -runs=1 -rss_limit_mb={} {}",
+        quote(&binary.to_string_lossy()),
+        request.rss_limit_mb,
+        quote(&request.result.to_string_lossy())
+    );
+    let bytes = match std::fs::read(request.result) {
+        Ok(bytes) => bytes,
+        Err(e) => return LibFuzzerCheck::skipped(format!("cannot read {}: {e}", request.result.display())),
+    };
+    let command = format!("{} -runs=1 -rss_limit_mb={} @@", quote(&binary.to_string_lossy()), request.rss_limit_mb);
+    let file_name = request.result.file_name().unwrap_or("input".as_ref());
+    let outcome = CommandLine::parse(&command)
+        .and_then(|command| ProcessExecutor::new(command, request.timeout, file_name, request.running.clone()))
+        .and_then(|mut executor| executor.run(&bytes));
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(e) => return LibFuzzerCheck::skipped(format!("cannot run `{line}`: {e:#}")),
+    };
+    let signature = Signature::of(&outcome);
+    let (verified, reason) = match &signature {
+        Some(actual) if request.expected.matches_libfuzzer(actual, request.level) => {
+            (Verdict::Yes, format!("the cargo fuzz build crashes the same way: {actual}"))
+        }
+        Some(actual) => (Verdict::No, format!("the cargo fuzz build crashes differently: {actual}")),
+        None => (Verdict::No, format!("the cargo fuzz build does not crash on it ({})", outcome.status)),
+    };
+    LibFuzzerCheck { verified, reason, command: Some(line), signature }
+}
+
+/// `cargo fuzz build --sanitizer none [build flags] TARGET`; the binary's path, or why not.
+fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
+    let project = request.project;
+    let mut command = Command::new(cargo);
+    command.current_dir(request.cwd).args(["fuzz", "build", "--sanitizer", "none", "--fuzz-dir"]);
+    command.arg(&project.fuzz_dir);
+    let options = ProjectOptions { fuzz_dir: None, ..request.options.clone() };
+    command.args(options.cargo_fuzz_args());
+    let target_dir = request.options.target_dir.as_ref().map(|dir| request.cwd.join(dir));
+    if let Some(dir) = &target_dir {
+        command.arg("--target-dir").arg(dir);
+    }
+    if let Some(jobs) = request.jobs {
+        command.env("CARGO_BUILD_JOBS", jobs.to_string());
+    }
+    command.arg(request.target).stdin(Stdio::null());
+    let line = command_line(&command);
+    if request.verbose {
+        eprintln!("verifying with libFuzzer: {line}");
+    }
+    let started = Instant::now();
+    let output = command.output().map_err(|e| format!("cannot run `{line}`: {e}"))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+        let tail = lines[lines.len().saturating_sub(5)..].join("\n  ");
+        return Err(format!("`{line}` failed ({}):\n  {tail}", output.status));
+    }
+    let target_dir = match target_dir {
+        Some(dir) => dir,
+        None => project_target_dir(project, cargo).map_err(|e| e.to_string())?,
+    };
+    let host = host_triple(project).map_err(|e| e.to_string())?;
+    let profile = if request.options.dev { "debug" } else { "release" };
+    let binary = target_dir.join(host).join(profile).join(request.target);
+    if !binary.is_file() {
+        return Err(format!("`{line}` succeeded but {} is not there", binary.display()));
+    }
+    if request.verbose {
+        eprintln!("built {} in {:.1?}", binary.display(), started.elapsed());
+    }
+    Ok(binary)
+}
+
+/// The `{:#?}` rendering of a typed target's input: libfuzzer-sys's typed
+/// `fuzz_target!` writes it to the file named by `RUST_LIBFUZZER_DEBUG_PATH`
+/// (and returns without running the target), which is what `cargo fuzz fmt`
+/// reads. The harness replays `result` with that variable set. `None` for a
+/// raw-bytes target (whose rendering is just the bytes), or when nothing was
+/// written in time.
+pub fn debug_rendering(harness: &Path, result: &Path, bytes: &[u8], timeout: Duration) -> Option<String> {
+    let dir = tempfile::Builder::new().prefix("cargo-minimize-crash-debug-").tempdir().ok()?;
+    let path = dir.path().join("debug.txt");
+    let mut child = Command::new(harness)
+        .arg(result)
+        .env("RUST_LIBFUZZER_DEBUG_PATH", &path)
+        .env("RUST_BACKTRACE", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + timeout.max(Duration::from_secs(1));
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    let text = std::fs::read_to_string(&path).ok()?;
+    let text = text.trim_end();
+    // A `|data: &[u8]|` target writes `{:?}` of the bytes: nothing to add.
+    (!text.is_empty() && text != format!("{bytes:?}")).then(|| text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_check_reads_as_a_verdict_and_its_reason() {
+        let check = LibFuzzerCheck::skipped("cargo-fuzz is not installed");
+        assert_eq!(check.to_string(), "skipped (cargo-fuzz is not installed)");
+        assert_eq!(serde_json::to_value(&check).unwrap()["verified"], "skipped");
+    }
+
+    #[test]
+    fn a_raw_target_has_no_rendering_and_a_typed_one_has_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("harness");
+        let write = |body: &str| {
+            std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+            let mut permissions = std::fs::metadata(&script).unwrap().permissions();
+            std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+            std::fs::set_permissions(&script, permissions).unwrap();
+        };
+        let input = dir.path().join("input");
+        std::fs::write(&input, b"\x01\x02").unwrap();
+        write("echo '[1, 2]' > \"$RUST_LIBFUZZER_DEBUG_PATH\"");
+        assert_eq!(debug_rendering(&script, &input, b"\x01\x02", Duration::from_secs(5)), None);
+        write("printf 'Scene {\\n    title: \"\",\\n}\\n' > \"$RUST_LIBFUZZER_DEBUG_PATH\"");
+        let rendering = debug_rendering(&script, &input, b"\x01\x02", Duration::from_secs(5));
+        assert_eq!(rendering.as_deref(), Some("Scene {\n    title: \"\",\n}"));
+    }
+}

@@ -776,3 +776,72 @@ fn assert_stderr_contains(assert: &Assert, needle: &str) {
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr);
     assert!(stderr.contains(needle), "stderr lacks {needle:?}:\n{stderr}");
 }
+
+// ---- Structure on and off, on the typed samples (`cargo bench --bench structure` measures the tests).
+
+/// The typed samples: replayed by the harness built from `fuzz/`, not by `planted-replay`.
+const TYPED_SAMPLES: [&str; 4] = ["commands", "config", "deep_tree", "scene"];
+
+/// What the harness's `arbitrary` decodes `file` to, `{:#?}`-rendered (cargo-fuzz's `RUST_LIBFUZZER_DEBUG_PATH`).
+fn decoded_value(harness: &Path, file: &Path) -> String {
+    let dump = tempfile::NamedTempFile::new().unwrap();
+    let status = Command::new(harness)
+        .arg(file)
+        .env("RUST_LIBFUZZER_DEBUG_PATH", dump.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "rendering {} with {} failed: {status}", file.display(), harness.display());
+    std::fs::read_to_string(dump.path()).unwrap()
+}
+
+fn from_hex(hex: &str) -> Vec<u8> {
+    (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect()
+}
+
+#[test]
+fn with_structure_deep_tree_and_config_minimize_to_their_known_minimal_values() {
+    for target in ["deep_tree", "config"] {
+        let sample = Sample::copy(target);
+        let run = minimize_with_harness(&sample, &[]);
+        let location = &sample.expected["location"];
+        let found = run.summary["signature"]["location"].as_str().unwrap_or_default();
+        assert!(found.ends_with(location.as_str()), "{target}: expected {location}, got {found}");
+        let result = std::fs::read(&run.output).unwrap();
+        let minimal = from_hex(&sample.expected["minimal_hex"]);
+        assert_eq!(
+            minimal.len().to_string(),
+            sample.expected["true_minimum"],
+            "{target}: expected.toml disagrees with itself"
+        );
+        assert_eq!(result.len(), minimal.len(), "{target}: {result:02x?} is not the smallest size");
+
+        // The known minimum crashes the same way, and the result decodes to the same value.
+        let minimal_file = sample.dir.path().join("minimal");
+        std::fs::write(&minimal_file, &minimal).unwrap();
+        let (status, stderr) = replay_with_harness(&sample, &run.harness, &minimal_file);
+        assert!(!status.success() && stderr.contains(&format!("{location}:")), "{target}: {stderr}");
+        let expected = decoded_value(&run.harness, &minimal_file);
+        assert_eq!(decoded_value(&run.harness, &run.output), expected, "{target}: result {result:02x?}");
+        sample.assert_crash_unchanged();
+    }
+}
+
+#[test]
+fn with_structure_the_result_of_every_typed_sample_is_no_larger_than_without() {
+    for target in TYPED_SAMPLES {
+        let sample = Sample::copy(target);
+        let on = minimize_with_harness(&sample, &[]).summary;
+        let off = minimize_with_harness(&sample, &["--no-structure"]).summary;
+        for summary in [&on, &off] {
+            let found = summary["signature"]["location"].as_str().unwrap_or_default();
+            assert!(found.ends_with(sample.expected["location"].as_str()), "{target}: {summary:#}");
+            assert_eq!(summary["verified"], true, "{target}: {summary:#}");
+        }
+        let (on_size, off_size) = (on["final_size"].as_u64().unwrap(), off["final_size"].as_u64().unwrap());
+        assert!(on_size <= off_size, "{target}: {on_size} bytes with structure, {off_size} without");
+        assert!(on_size <= sample.max_size(), "{target}: {on_size} bytes, above the bound of {}", sample.max_size());
+    }
+}

@@ -46,9 +46,9 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
-    PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },

@@ -124,6 +124,11 @@ pub struct Cli {
     #[arg(long)]
     pub json: bool,
 
+    /// Also show the values the result is made of (the examples recorded in
+    /// harness mode), which no single deletion or lowering could simplify.
+    #[arg(long)]
+    pub explain: bool,
+
     /// Print no progress and no summary on stderr (errors and warnings still).
     #[arg(short, long)]
     pub quiet: bool,

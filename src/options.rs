@@ -36,6 +36,8 @@ pub struct Options {
     pub signature: Level,
     /// Print the summary as JSON on stdout.
     pub json: bool,
+    /// Show the result's examples in the summary.
+    pub explain: bool,
     /// No progress or summary on stderr.
     pub quiet: bool,
 }
@@ -190,6 +192,7 @@ impl Options {
             structure: !cli.no_structure,
             signature,
             json: cli.json,
+            explain: cli.explain,
             quiet: cli.quiet,
         })
     }

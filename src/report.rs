@@ -48,6 +48,11 @@ pub struct Summary {
     pub libfuzzer: Option<LibFuzzerCheck>,
     /// The minimized value as `{:#?}` renders it (typed targets in harness mode).
     pub value: Option<String>,
+    /// The values the result is made of, in preorder (harness mode, with structure).
+    pub examples: Vec<ExampleSummary>,
+    /// Show `examples` in the human rendering (`--explain`).
+    #[serde(skip)]
+    pub explain: bool,
     /// The seed, when the order was random.
     pub seed: Option<u64>,
     /// A command that reproduces the crash from the result.
@@ -144,6 +149,59 @@ impl fmt::Display for Summary {
                 write!(f, "\n    {line}")?;
             }
         }
+        if self.explain {
+            if self.examples.is_empty() {
+                write!(f, "\n  examples   none recorded (raw-bytes target, --exec or --no-structure)")?;
+            } else {
+                let proven = if self.stop_reason == "done" {
+                    "no single deletion, zeroing or lowering of any of them keeps the crash"
+                } else {
+                    "not proven minimal: the reduction stopped early"
+                };
+                write!(f, "\n  examples   front bytes | back bytes, by depth ({proven})")?;
+                for e in &self.examples {
+                    let indent = "  ".repeat(e.depth as usize);
+                    write!(f, "\n    {indent}{} {} | {}", e.label, e.front_hex, e.back_hex)?;
+                }
+            }
+        }
         Ok(())
+    }
+}
+
+/// One example of the result, for `--explain` and the JSON summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExampleSummary {
+    /// The type it was built as.
+    pub label: String,
+    /// Nesting depth (0: the whole input).
+    pub depth: u32,
+    /// Bytes read from the front: `[start, end)`.
+    pub front: [usize; 2],
+    /// Bytes read from the back: `[start, end)`.
+    pub back: [usize; 2],
+    /// The front bytes, in hex.
+    pub front_hex: String,
+    /// The back bytes, in hex.
+    pub back_hex: String,
+}
+
+impl ExampleSummary {
+    /// The examples of a test case.
+    pub fn of(best: &crate::reduce::TestCase) -> Vec<ExampleSummary> {
+        let hex = |range: &std::ops::Range<usize>| {
+            best.bytes[range.clone()].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
+        };
+        best.examples
+            .iter()
+            .map(|e| ExampleSummary {
+                label: e.label.to_string(),
+                depth: e.depth,
+                front: [e.front.start, e.front.end],
+                back: [e.back.start, e.back.end],
+                front_hex: hex(&e.front),
+                back_hex: hex(&e.back),
+            })
+            .collect()
     }
 }

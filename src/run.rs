@@ -16,7 +16,7 @@ use crate::progress::{Display, Watcher};
 use crate::project::scratch::default_scratch_dir;
 use crate::project::{build_harness, BuildOptions, FuzzProject};
 use crate::reduce::{reduce_from, Example, Fallible, Order, ReduceOptions, StopReason, TestCase, Verdict};
-use crate::report::Summary;
+use crate::report::{ExampleSummary, Summary};
 use crate::signature::{Kind, Level, Signature};
 use crate::verify::{self, LibFuzzerCheck};
 
@@ -277,6 +277,8 @@ fn minimize<E: Executor>(
         verified,
         libfuzzer,
         value,
+        examples: ExampleSummary::of(&reduction.best),
+        explain: options.explain,
         seed: match options.order {
             Order::Random { seed } => Some(seed),
             Order::Deterministic => None,
@@ -484,6 +486,7 @@ mod tests {
             structure: true,
             signature: Level::Default,
             json: false,
+            explain: false,
             quiet: true,
         }
     }

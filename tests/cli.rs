@@ -534,7 +534,7 @@ fn harness_mode_minimizes_a_hang_as_a_timeout() {
 #[test]
 fn harness_mode_minimizes_the_typed_scene_and_shows_the_minimized_value() {
     let sample = Sample::copy("scene");
-    let run = minimize_with_harness(&sample, &[]);
+    let run = minimize_with_harness(&sample, &["--explain"]);
     let summary = &run.summary;
     let size = std::fs::metadata(&run.output).unwrap().len();
     assert!(size <= sample.max_size(), "scene: {size} bytes, above the bound of {}", sample.max_size());
@@ -550,6 +550,17 @@ fn harness_mode_minimizes_the_typed_scene_and_shows_the_minimized_value() {
     );
     let expected = if cargo_fuzz_installed() { "yes" } else { "skipped" };
     assert_eq!(summary["libfuzzer"]["verified"], expected, "{summary:#}");
+    // --explain: the values the result is made of, recorded by the arbitrary
+    // stand-in, nested inside the whole input, which is a `Scene`.
+    let examples = summary["examples"].as_array().unwrap_or_else(|| panic!("no examples: {summary:#}"));
+    assert_eq!(examples[0]["label"], "planted::scene::Scene", "{summary:#}");
+    assert_eq!(examples[0]["depth"], 0);
+    assert!(examples.iter().any(|e| e["label"] == "planted::scene::Layer" && e["depth"] == 1), "{summary:#}");
+    for e in examples {
+        let end = e["front"][1].as_u64().unwrap().max(e["back"][1].as_u64().unwrap());
+        assert!(end <= size, "{e} lies outside the {size}-byte result");
+    }
+    assert!(run.stderr.contains("  examples   front bytes | back bytes"), "{}", run.stderr);
     sample.assert_crash_unchanged();
 }
 

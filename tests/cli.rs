@@ -665,34 +665,9 @@ fn sigint_mid_run_in_harness_mode_keeps_a_best_so_far_that_still_hangs_and_exits
     let sample = Sample::copy("rle");
     let output = sample.dir.path().join("best");
     let _lock = harness_lock();
-    let mut child = Command::new(BIN)
-        .current_dir(root())
-        .args(["--timeout", "0.25", "-o"])
-        .arg(&output)
-        .arg("rle")
-        .arg(&sample.crash)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(100);
-    while !output.exists() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before its first improvement");
-        assert!(Instant::now() < deadline, "no improvement in time");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let sent = Instant::now();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after SIGINT");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let mut command = Command::new(BIN);
+    command.current_dir(root()).args(["--timeout", "0.25", "-o"]).arg(&output).arg("rle").arg(&sample.crash);
+    let (status, stderr) = interrupt_after_the_first_improvement(command, &output, Duration::from_secs(100));
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: the best result so far is in"), "{stderr}");
     assert!(!stderr.contains("libFuzzer  verified"), "no libFuzzer check after an interrupt:\n{stderr}");
@@ -728,32 +703,9 @@ fn the_cargo_subcommand_form_is_accepted() {
 fn sigint_mid_run_keeps_a_best_so_far_that_still_hangs_and_exits_130() {
     let sample = Sample::copy("rle");
     let output = sample.dir.path().join("best");
-    let mut child = Command::new(BIN)
-        .args(["--timeout", "0.25", "--exec", &exec_line("rle"), "-o"])
-        .arg(&output)
-        .arg(&sample.crash)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while !output.exists() {
-        assert!(child.try_wait().unwrap().is_none(), "the run ended before its first improvement");
-        assert!(Instant::now() < deadline, "no improvement within a minute");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let sent = Instant::now();
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after SIGINT");
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let mut stderr = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    let mut command = Command::new(BIN);
+    command.args(["--timeout", "0.25", "--exec", &exec_line("rle"), "-o"]).arg(&output).arg(&sample.crash);
+    let (status, stderr) = interrupt_after_the_first_improvement(command, &output, Duration::from_secs(60));
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
     let best = std::fs::read(&output).unwrap();
@@ -781,6 +733,34 @@ fn the_readme_repeats_the_exit_code_table() {
     for row in rows {
         assert!(readme.contains(&format!("| {row}")), "README.md lacks the exit-code row `| {row}`");
     }
+}
+
+/// Starts `command`, sends it SIGINT once `output` exists (its first
+/// improvement is saved), and returns how it ended and its stderr.
+fn interrupt_after_the_first_improvement(
+    mut command: Command,
+    output: &Path,
+    patience: Duration,
+) -> (std::process::ExitStatus, String) {
+    let mut child = command.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let deadline = Instant::now() + patience;
+    while !output.exists() {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before its first improvement");
+        assert!(Instant::now() < deadline, "no improvement within {patience:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let sent = Instant::now();
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), nix::sys::signal::Signal::SIGINT).unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(sent.elapsed() < Duration::from_secs(10), "still running 10 s after SIGINT");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+    (status, stderr)
 }
 
 fn assert_stderr_contains(assert: &Assert, needle: &str) {

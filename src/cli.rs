@@ -171,8 +171,9 @@ pub struct Cli {
     #[arg(long, value_name = "DIR", conflicts_with = "exec", help_heading = BUILD)]
     pub target_dir: Option<PathBuf>,
 
-    /// The sanitizer to build with; only `none` is supported so far (panics,
-    /// aborts, stack overflows and other signals are caught without one).
+    /// The sanitizer to build with: `none` (panics, aborts, stack overflows and
+    /// other signals are caught without one) or `address` (AddressSanitizer:
+    /// `-Zsanitizer=address`, with `RUSTC_BOOTSTRAP=1` on a stable toolchain).
     #[arg(short, long, value_name = "SANITIZER", default_value = "none", conflicts_with = "exec", help_heading = BUILD)]
     pub sanitizer: String,
 }

@@ -8,6 +8,7 @@ use anyhow::{anyhow, Context};
 use crate::cli::{Cli, SignatureLevel};
 use crate::exec::CommandLine;
 use crate::exit_code::{Exit, Failure, OrExit};
+use crate::project::Sanitizer;
 use crate::reduce::Order;
 use crate::signature::Level;
 
@@ -82,6 +83,8 @@ pub struct ProjectOptions {
     pub target_dir: Option<PathBuf>,
     /// `-j`: cargo's parallel jobs.
     pub jobs: Option<u32>,
+    /// `--sanitizer`.
+    pub sanitizer: Sanitizer,
     /// Cross-check the result with a plain libFuzzer build (`cargo fuzz build`) when cargo-fuzz is installed.
     pub verify_libfuzzer: bool,
 }
@@ -143,14 +146,17 @@ impl Options {
                         crash.to_string_lossy()
                     )));
                 };
-                if cli.sanitizer != "none" {
-                    return Err(Failure::usage(anyhow!(
-                        "--sanitizer {} is not supported yet: the harness is built without a sanitizer \
-                         (`--sanitizer none`), which catches panics, aborts, stack overflows and other signals; \
-                         for a sanitizer report, build with `cargo fuzz build` and use --exec",
-                        cli.sanitizer
-                    )));
-                }
+                let sanitizer = match cli.sanitizer.as_str() {
+                    "none" => Sanitizer::None,
+                    "address" => Sanitizer::Address,
+                    other => {
+                        return Err(Failure::usage(anyhow!(
+                            "--sanitizer {other} is not supported yet: the harness is built with `none` (which \
+                             catches panics, aborts, stack overflows and other signals) or `address`; for another \
+                             sanitizer's report, build with `cargo fuzz build --sanitizer {other}` and use --exec"
+                        )));
+                    }
+                };
                 let project = ProjectOptions {
                     fuzz_dir: cli.fuzz_dir,
                     dev: cli.dev,
@@ -161,6 +167,7 @@ impl Options {
                     all_features: cli.all_features,
                     target_dir: cli.target_dir,
                     jobs: cli.jobs,
+                    sanitizer,
                     verify_libfuzzer: !cli.no_verify_libfuzzer,
                 };
                 Mode::Harness { target, project }
@@ -256,11 +263,17 @@ mod tests {
     }
 
     #[test]
-    fn only_no_sanitizer_is_supported() {
-        assert!(options(&["-s", "none", "tlv", "crash-1"]).is_ok());
-        let failure = options(&["--sanitizer", "address", "tlv", "crash-1"]).unwrap_err();
+    fn no_sanitizer_and_address_sanitizer_are_supported() {
+        let sanitizer = |args: &[&str]| match options(args).unwrap().mode {
+            Mode::Harness { project, .. } => project.sanitizer,
+            Mode::Exec { .. } => unreachable!(),
+        };
+        assert_eq!(sanitizer(&["tlv", "crash-1"]), Sanitizer::None);
+        assert_eq!(sanitizer(&["-s", "none", "tlv", "crash-1"]), Sanitizer::None);
+        assert_eq!(sanitizer(&["--sanitizer", "address", "tlv", "crash-1"]), Sanitizer::Address);
+        let failure = options(&["--sanitizer", "memory", "tlv", "crash-1"]).unwrap_err();
         assert_eq!(failure.exit, Exit::Usage);
-        assert!(failure.to_string().contains("--sanitizer address is not supported yet"), "{failure}");
+        assert!(failure.to_string().contains("--sanitizer memory is not supported yet"), "{failure}");
     }
 
     #[test]

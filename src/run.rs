@@ -115,6 +115,7 @@ fn start_harness(
         // replace `cargo fuzz build`'s binary of the same name.
         scratch_dir: project_options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
         jobs: project_options.jobs,
+        sanitizer: project_options.sanitizer,
         ..BuildOptions::default()
     };
     if !options.quiet {
@@ -138,6 +139,7 @@ fn start_harness(
     let mut config = ForkServerConfig::new(&harness.binary, options.timeout);
     config.running = interrupt.running.clone();
     config.rss_limit_mb = options.rss_limit_mb;
+    config.env = project_options.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
     let executor = ForkServerExecutor::start(config)
         .with_context(|| format!("cannot start the {target} harness as a fork server"))?;
     if let Some(hello) = executor.hello().filter(|hello| hello.threads > 1) {

@@ -1,4 +1,4 @@
-//! After a harness-mode run: the cross-check with a plain libFuzzer build (`cargo fuzz build TARGET --sanitizer none`, then `BINARY -runs=1 RESULT`), and the `{:#?}` rendering of a typed target's minimized value.
+//! After a harness-mode run: the cross-check with a plain libFuzzer build (`cargo fuzz build TARGET --sanitizer SANITIZER`, then `BINARY -runs=1 RESULT`), and the `{:#?}` rendering of a typed target's minimized value.
 //!
 //! Users reproduce a result with `cargo fuzz run TARGET FILE`, so the result
 //! is run once more the way that command runs it: cargo-fuzz builds the target
@@ -21,7 +21,7 @@ use crate::exec::process::quote;
 use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
 use crate::options::ProjectOptions;
 use crate::project::harness::{cargo_program, command_line, host_triple, project_target_dir};
-use crate::project::FuzzProject;
+use crate::project::{FuzzProject, Sanitizer};
 use crate::signature::{Level, Signature};
 
 /// The cross-check's answer.
@@ -96,7 +96,7 @@ pub struct Request<'a> {
     pub verbose: bool,
 }
 
-/// Builds the target with `cargo fuzz build --sanitizer none` and runs the result with it.
+/// Builds the target with `cargo fuzz build --sanitizer <the harness's>` and runs the result with it.
 pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
     let cargo = cargo_program();
     let installed = Command::new(&cargo)
@@ -141,11 +141,16 @@ pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
 }
 
-/// `cargo fuzz build --sanitizer none [build flags] TARGET`; the binary's path, or why not.
+/// `cargo fuzz build --sanitizer SANITIZER [build flags] TARGET`; the binary's path, or why not.
 fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
     let project = request.project;
+    let sanitizer = request.options.sanitizer;
     let mut command = Command::new(cargo);
-    command.current_dir(request.cwd).args(["fuzz", "build", "--sanitizer", "none", "--fuzz-dir"]);
+    command.current_dir(request.cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
+    if sanitizer != Sanitizer::None {
+        // As for the harness: the same toolchain, its `-Zsanitizer` allowed on stable.
+        command.env("RUSTC_BOOTSTRAP", "1");
+    }
     command.arg(&project.fuzz_dir);
     let options = ProjectOptions { fuzz_dir: None, ..request.options.clone() };
     command.args(options.cargo_fuzz_args());

@@ -836,3 +836,70 @@ fn with_structure_the_result_of_every_typed_sample_is_no_larger_than_without() {
         assert!(on_size <= sample.max_size(), "{target}: {on_size} bytes, above the bound of {}", sample.max_size());
     }
 }
+
+/// Why an AddressSanitizer build cannot work here (rustc refuses
+/// `-Zsanitizer=address` even with `RUSTC_BOOTSTRAP=1`), or `None` when it can.
+fn asan_unavailable() -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("probe.rs"), "fn main() {}\n").unwrap();
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .current_dir(dir.path())
+        .args(["-Zsanitizer=address", "probe.rs", "-o", "probe"])
+        .env("RUSTC_BOOTSTRAP", "1")
+        .output();
+    match output {
+        Ok(output) if output.status.success() => None,
+        Ok(output) => Some(String::from_utf8_lossy(&output.stderr).trim().to_owned()),
+        Err(e) => Some(format!("cannot run rustc: {e}")),
+    }
+}
+
+#[test]
+fn with_address_sanitizer_the_heap_overread_minimizes_below_its_bound_with_the_same_report() {
+    if let Some(reason) = asan_unavailable() {
+        eprintln!("skipping: rustc cannot build with AddressSanitizer here: {reason}");
+        return;
+    }
+    let sample = Sample::copy("asan_overread");
+    // Its own target dir (harness and `cargo fuzz build`): an ASan `cargo fuzz
+    // build` into fuzz/target would make the other tests' plain one rebuild everything.
+    let target_dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-asan");
+    let output = sample.dir.path().join("minimized");
+    let _lock = harness_lock();
+    let mut command = Command::new(BIN);
+    command.current_dir(root()).args(["--json", "--sanitizer", "address", "--target-dir"]).arg(&target_dir);
+    command.arg("-o").arg(&output).arg(&sample.target).arg(&sample.crash);
+    // A cold run builds the ASan harness and, with cargo-fuzz, the ASan libFuzzer binary.
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(400)).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "--sanitizer address failed:\n{stderr}");
+    let summary: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let signature = &summary["signature"];
+    assert_eq!(signature["kind"], sample.expected["kind"].as_str(), "{summary:#}");
+    assert_eq!(signature["sanitizer"], "AddressSanitizer", "{summary:#}");
+    assert_eq!(signature["bug"], sample.expected["bug"].as_str(), "{summary:#}");
+    let location = signature["location"].as_str().unwrap_or_default();
+    let expected = format!("{} at ", sample.expected["top_frame"]);
+    assert!(location.starts_with(&expected), "{summary:#}");
+    assert!(location.ends_with(sample.expected["location"].as_str()), "{summary:#}");
+    assert_eq!(summary["verified"], true, "{summary:#}");
+    let size = std::fs::metadata(&output).unwrap().len();
+    assert!(size <= sample.max_size(), "{size} bytes, above the bound of {}", sample.max_size());
+    sample.assert_crash_unchanged();
+
+    let libfuzzer = &summary["libfuzzer"];
+    if cargo_fuzz_installed() {
+        assert_eq!(libfuzzer["verified"], "yes", "{summary:#}");
+        assert!(libfuzzer["command"].as_str().unwrap().contains(&*target_dir.to_string_lossy()), "{summary:#}");
+    } else {
+        assert_eq!(libfuzzer["verified"], "skipped", "{summary:#}");
+    }
+    eprintln!(
+        "asan_overread (harness, ASan): {} -> {size} bytes, {} tests at {:.0} tests/s; libFuzzer: {}",
+        summary["initial_size"],
+        summary["tests"],
+        summary["tests_per_second"].as_f64().unwrap_or_default(),
+        libfuzzer["reason"]
+    );
+}

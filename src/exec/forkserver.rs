@@ -85,6 +85,8 @@ pub struct ForkServerConfig {
     /// The memory limit of one test in MiB (libFuzzer's `-rss_limit_mb`), 0 for none:
     /// a child whose resident set grows past it is an out-of-memory.
     pub rss_limit_mb: u64,
+    /// More environment for the harness (a sanitizer's options).
+    pub env: Vec<(OsString, OsString)>,
 }
 
 impl ForkServerConfig {
@@ -98,6 +100,7 @@ impl ForkServerConfig {
             input_capacity: DEFAULT_INPUT_CAPACITY,
             running: RunningGroup::default(),
             rss_limit_mb: 0,
+            env: Vec::new(),
         }
     }
 }
@@ -311,6 +314,7 @@ impl ForkServerExecutor {
             .args(&self.config.args)
             .env(ENV_VAR, info.encode())
             .env("RUST_BACKTRACE", "0")
+            .envs(self.config.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(stderr)

@@ -15,7 +15,52 @@ use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
 use super::ProjectError;
 
-/// How to build, mirroring `cargo fuzz build`'s options for `--sanitizer none`.
+/// `--sanitizer`: the sanitizers the harness can be built with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sanitizer {
+    /// No sanitizer: panics, aborts, stack overflows and other signals are still caught.
+    #[default]
+    None,
+    /// AddressSanitizer (`-Zsanitizer=address`; on a stable toolchain cargo runs
+    /// with `RUSTC_BOOTSTRAP=1`, as `cargo +nightly fuzz build` would on nightly).
+    Address,
+}
+
+impl Sanitizer {
+    /// The name `cargo fuzz build --sanitizer` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Sanitizer::None => "none",
+            Sanitizer::Address => "address",
+        }
+    }
+
+    /// What a harness built with this sanitizer needs in its environment: for
+    /// AddressSanitizer, options fit for a fork server (the user's own
+    /// `ASAN_OPTIONS` come after ours, so they win). `symbolize=1` gives the
+    /// report the function names and locations the signature is made of;
+    /// `detect_leaks=0` because children end with `_exit` (no leak check
+    /// runs) and a leak is not a crash; `malloc_context_size=5` keeps the
+    /// stack ASan unwinds on every allocation and free short (the report's
+    /// "allocated by" trace, which the signature does not read);
+    /// `detect_odr_violation=0` as cargo-fuzz sets it.
+    pub fn runtime_env(self) -> Vec<(&'static str, String)> {
+        match self {
+            Sanitizer::None => Vec::new(),
+            Sanitizer::Address => {
+                let mut options =
+                    String::from("symbolize=1:detect_leaks=0:malloc_context_size=5:detect_odr_violation=0");
+                if let Some(user) = std::env::var("ASAN_OPTIONS").ok().filter(|o| !o.is_empty()) {
+                    options.push(':');
+                    options.push_str(&user);
+                }
+                vec![("ASAN_OPTIONS", options)]
+            }
+        }
+    }
+}
+
+/// How to build, mirroring `cargo fuzz build`'s options.
 #[derive(Clone, Debug)]
 pub struct BuildOptions {
     /// `--dev`: no optimizations (debug assertions on).
@@ -41,6 +86,8 @@ pub struct BuildOptions {
     pub echo: bool,
     /// `-j`: cargo's parallel jobs (cargo's default when `None`).
     pub jobs: Option<u32>,
+    /// `--sanitizer`.
+    pub sanitizer: Sanitizer,
 }
 
 impl Default for BuildOptions {
@@ -57,6 +104,7 @@ impl Default for BuildOptions {
             runtime_dir: default_runtime_dir(),
             echo: false,
             jobs: None,
+            sanitizer: Sanitizer::None,
         }
     }
 }
@@ -116,6 +164,12 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     });
     let manifest = write_workspace(project, &layout.harness_dir(), &patches)?;
     let target_dir = options.target_dir.clone().unwrap_or_else(|| layout.target_dir());
+    // Sanitized artifacts live apart: switching --sanitizer back and forth
+    // then rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
+    let target_dir = match options.sanitizer {
+        Sanitizer::None => target_dir,
+        sanitizer => target_dir.join(format!("sanitizer-{}", sanitizer.name())),
+    };
 
     let mut command = cargo_command(&cargo, project);
     command.arg("build").arg("--manifest-path").arg(&manifest);
@@ -139,6 +193,10 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
     command.arg("--message-format=json");
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
+    if options.sanitizer != Sanitizer::None {
+        // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1 (harmless on nightly).
+        command.env("RUSTC_BOOTSTRAP", "1");
+    }
 
     let built = run_build(command, target, options.echo)?;
     let mut checked = vec![(LIBFUZZER_SYS, None)];
@@ -157,7 +215,8 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     })
 }
 
-/// cargo-fuzz's RUSTFLAGS for `--sanitizer none` without coverage
+/// cargo-fuzz's RUSTFLAGS for the sanitizer (`-Zsanitizer=address`; as
+/// cargo-fuzz on toolchains without `-Csanitizer`) without coverage
 /// instrumentation (the harness does not read coverage), the remapping that
 /// makes panic locations in the fuzz crate read as they do in a `cargo fuzz`
 /// build, then the user's own flags (last, so they win, as with cargo-fuzz).
@@ -169,6 +228,9 @@ pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     }
     if !options.dev {
         flags.push("-Ccodegen-units=1".into());
+    }
+    if options.sanitizer != Sanitizer::None {
+        flags.push(format!("-Zsanitizer={}", options.sanitizer.name()));
     }
     // cargo passes paths under the workspace root as relative ones; the
     // scratch workspace's root is elsewhere, so strip the user's root.
@@ -470,6 +532,9 @@ mod tests {
         assert!(release_a.contains(&"-Cdebug-assertions".to_string()));
         let dev = rustflags(&project, &BuildOptions { dev: true, ..BuildOptions::default() });
         assert!(dev.contains(&"-Cdebug-assertions".to_string()) && !dev.contains(&"-Ccodegen-units=1".to_string()));
+        let asan = rustflags(&project, &BuildOptions { sanitizer: Sanitizer::Address, ..BuildOptions::default() });
+        assert!(asan.contains(&"-Zsanitizer=address".to_string()), "{asan:?}");
+        assert!(!default.iter().any(|f| f.contains("sanitizer")));
     }
 
     #[test]

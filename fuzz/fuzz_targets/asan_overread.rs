@@ -1,0 +1,9 @@
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    // Rejected inputs are fine; the planted bug reads past a heap buffer,
+    // which only AddressSanitizer reports (`--sanitizer address`).
+    let _ = planted::indexed::decode(data);
+});

@@ -471,7 +471,13 @@ mod tests {
     impl Executor for Script {
         fn run(&mut self, _input: &[u8]) -> anyhow::Result<Outcome> {
             let (status, stderr) = self.0.pop_front().expect("a scripted outcome");
-            Ok(Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::from_millis(1), panic: None })
+            Ok(Outcome {
+                status,
+                stderr: stderr.as_bytes().to_vec(),
+                duration: Duration::from_millis(1),
+                panic: None,
+                frames: None,
+            })
         }
     }
 

@@ -422,6 +422,11 @@ fn check_harness_sample(target: &str, extra: &[&str]) -> HarnessRun {
         let found = summary["signature"]["location"].as_str().unwrap_or_default();
         assert!(found.ends_with(location.as_str()), "expected {location}, got {found}");
     }
+    if let Some(frame) = sample.expected.get("harness_location") {
+        // A crash by signal is located by the harness's top frames of user code (`a <- b`).
+        let found = summary["signature"]["location"].as_str().unwrap_or_default();
+        assert!(found.contains(frame.as_str()), "expected a frame at {frame}, got {found}");
+    }
     if kind == "signal" {
         let signal = sample.expected.get("harness_signal").unwrap_or_else(|| &sample.expected["signal"]);
         assert_eq!(summary["signature"]["signal"].to_string(), *signal, "{summary:#}");

@@ -51,6 +51,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
 use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
+use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
 
 /// How long a freshly started harness has to send its handshake.
@@ -229,6 +230,8 @@ pub struct ForkServerExecutor {
     shm_generation: u32,
     last_child: Option<i32>,
     last_result: Option<ChildResult>,
+    /// Symbolizes crashing children's frames (started at the first crash by signal).
+    symbolizer: Symbolizer,
 }
 
 impl ForkServerExecutor {
@@ -244,6 +247,7 @@ impl ForkServerExecutor {
             .create_new(true)
             .open(&output_path)
             .with_context(|| format!("cannot create the output file {}", output_path.display()))?;
+        let program = config.program.clone();
         let mut executor = ForkServerExecutor {
             config,
             scratch,
@@ -255,6 +259,7 @@ impl ForkServerExecutor {
             shm_generation: 0,
             last_child: None,
             last_result: None,
+            symbolizer: Symbolizer::new(&program),
         };
         executor.start_server()?;
         Ok(executor)
@@ -469,7 +474,15 @@ impl ForkServerExecutor {
         self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
         let stderr = self.stderr_tail().context("cannot read the output file")?;
         let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
-        Ok(Attempt::Done(Outcome { status, stderr, duration, panic }))
+        // Only a crash by signal pays for symbolizing, and only for addresses not seen before.
+        let crash = self.last_result.as_ref().and_then(|r| r.frames.as_ref());
+        let frames = match (status, crash) {
+            (Status::Signaled(signal), Some(crash)) if panic.is_none() && crash.signal as i32 == signal => {
+                self.symbolizer.frames(crash)
+            }
+            _ => None,
+        };
+        Ok(Attempt::Done(Outcome { status, stderr, duration, panic, frames }))
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.

@@ -6,6 +6,7 @@
 
 pub mod forkserver;
 pub mod process;
+pub mod symbolize;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -56,6 +57,9 @@ pub struct Outcome {
     /// The panic as the target's own hook reported it (a fork-server harness
     /// does), when it panicked; `None` when the executor cannot know.
     pub panic: Option<Panic>,
+    /// The symbolized stack of a crash by signal, innermost first, when the
+    /// process recorded it (a fork-server harness does) and a symbolizer exists.
+    pub frames: Option<Vec<crate::signature::parse::Frame>>,
 }
 
 /// A panic reported by the process itself rather than parsed from its stderr.

@@ -23,6 +23,9 @@ use serde::Serialize;
 
 use crate::exec::{signal_name, Outcome, Status};
 
+/// How many frames of user code locate a crash by signal (innermost first).
+pub const SIGNAL_FRAMES: usize = 2;
+
 /// How closely a candidate's crash must match the original's.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -159,7 +162,13 @@ impl Signature {
             return Some(Signature { kind, location: top_frame(), message: None });
         }
         Some(match outcome.status {
-            Status::Signaled(signal) => plain(Kind::Signal { signal }),
+            Status::Signaled(signal) => {
+                // The harness's own frames (a fork server records them): the top frames of user code.
+                let frames = outcome.frames.as_deref().unwrap_or_default();
+                let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
+                let location = (!top.is_empty()).then(|| top.join(" <- "));
+                Signature { kind: Kind::Signal { signal }, location, message: None }
+            }
             Status::Exited(code) => plain(Kind::Exit { code }),
             Status::Timeout | Status::OutOfMemory => unreachable!("handled above"),
         })
@@ -168,11 +177,15 @@ impl Signature {
     /// Whether `libfuzzer`, the crash a plain libFuzzer build of the target had,
     /// is the harness's crash `self` at `level`. As [`Signature::matches`],
     /// except that libFuzzer's "deadly signal" does not say which signal (nor,
-    /// without a sanitizer's stack trace, where), so it stands for any signal.
+    /// without a sanitizer's stack trace, where), so it stands for any signal,
+    /// and a signal with no frames stands for the same signal at any frames:
+    /// only the harness records frames of a crash by signal.
     pub fn matches_libfuzzer(&self, libfuzzer: &Signature, level: Level) -> bool {
+        // A plain signal there has no frames either (ours come from the harness's handler).
+        let same_signal = libfuzzer.kind == self.kind && libfuzzer.location.is_none();
         self.matches(libfuzzer, level)
             || (matches!(self.kind, Kind::Signal { .. })
-                && libfuzzer.kind == Kind::DeadlySignal
+                && (libfuzzer.kind == Kind::DeadlySignal || same_signal)
                 && level != Level::Strict)
     }
 
@@ -208,7 +221,7 @@ mod tests {
     use super::*;
 
     fn outcome(status: Status, stderr: &str) -> Outcome {
-        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO, panic: None }
+        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO, panic: None, frames: None }
     }
 
     fn sig(status: Status, stderr: &str) -> Signature {
@@ -332,6 +345,41 @@ mod tests {
         assert!(abort.matches_libfuzzer(&deadly, Level::Default));
         assert!(abort.matches_libfuzzer(&sig(Status::Signaled(6), ""), Level::Default));
         assert!(!sig(Status::Exited(101), PANIC_A).matches_libfuzzer(&deadly, Level::Default));
+    }
+
+    #[test]
+    fn a_harness_signal_is_located_by_its_top_user_frames_and_libfuzzer_still_agrees() {
+        use parse::Frame;
+        let frame =
+            |function: &str, file: Option<&str>| Frame { function: function.into(), file: file.map(Into::into) };
+        let frames = |top: &str| {
+            vec![
+                frame("__pthread_kill_implementation", None),
+                frame(
+                    "std::sys::pal::unix::abort_internal",
+                    Some("/rustc/abc/library/std/src/sys/pal/unix/mod.rs:1:1"),
+                ),
+                frame("cmc_runtime::child::run", Some("/w/crates/runtime/src/child.rs:9:9")),
+                frame(
+                    "<u8 as arbitrary::Arbitrary>::arbitrary",
+                    Some("/h/.cargo/registry/src/x/arbitrary/src/lib.rs:5:5"),
+                ),
+                frame(top, Some("src/vm.rs:128:13")),
+                frame("planted::vm::run", Some("src/vm.rs:71:26")),
+                frame("planted::target", Some("src/lib.rs:3:3")),
+            ]
+        };
+        let with = |top: &str| Outcome { frames: Some(frames(top)), ..outcome(Status::Signaled(6), "") };
+        let free = Signature::of(&with("free")).unwrap();
+        assert_eq!(free.location.as_deref(), Some("free at src/vm.rs:128:13 <- planted::vm::run at src/vm.rs:71:26"));
+        assert_eq!(Signature::of(&with("free")), Some(free.clone()));
+        let write = Signature::of(&with("write")).unwrap();
+        assert!(!free.matches(&write, Level::Default));
+        assert!(free.matches(&write, Level::Loose));
+        let deadly = sig(Status::Exited(77), "==4== ERROR: libFuzzer: deadly signal\n");
+        assert!(free.matches_libfuzzer(&deadly, Level::Default));
+        assert!(free.matches_libfuzzer(&sig(Status::Signaled(6), ""), Level::Default));
+        assert!(!free.matches_libfuzzer(&sig(Status::Signaled(11), ""), Level::Default));
     }
 
     #[test]

@@ -224,6 +224,23 @@ pub fn top_user_frame(stderr: &str) -> Option<Frame> {
     frames(stderr).into_iter().find(|f| !is_runtime_frame(&f.function))
 }
 
+/// The frames of a crash by signal that are the program's own code: not Rust's
+/// std, core or alloc (`/rustc/` sources), not a registry crate, not our
+/// runtime, not libc or the loader (no source file).
+pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
+    frames.iter().filter(|frame| {
+        let Some(file) = &frame.file else { return false };
+        !is_runtime_frame(&frame.function)
+            && !frame.function.starts_with("cmc_runtime::")
+            && !file.starts_with("/rustc/")
+            && !file.contains("/.cargo/registry/")
+            && !file.contains("/library/std/")
+            && !file.contains("/library/core/")
+            && !file.contains("/library/alloc/")
+            && !file.contains("crates/runtime/src/")
+    })
+}
+
 fn is_runtime_frame(function: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "<unknown>",
@@ -259,7 +276,7 @@ fn is_runtime_frame(function: &str) -> bool {
 }
 
 /// `crate::f::h0123456789abcdef` -> `crate::f`.
-fn strip_hash(function: &str) -> &str {
+pub(crate) fn strip_hash(function: &str) -> &str {
     match function.rsplit_once("::h") {
         Some((head, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => head,
         _ => function,

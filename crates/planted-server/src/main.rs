@@ -9,6 +9,7 @@
 //! | `panic` | panics at a known line (marked `PANIC-LINE`) |
 //! | `abort` | calls `abort()` |
 //! | `segv` | writes through a null pointer (SIGSEGV) |
+//! | `segv-other` | writes through another wild pointer, in another function (a different SIGSEGV) |
 //! | `hang` | loops forever |
 //! | `recurse` | recurses without bound (stack overflow) |
 //! | `exit:CODE` | calls `exit(CODE)` |
@@ -48,6 +49,7 @@ fn test_one(data: &[u8]) -> i32 {
             unsafe { black_box(std::ptr::null_mut::<u8>()).write_volatile(1) };
             0
         }
+        b"segv-other" => wild_write(payload.len()),
         b"hang" => loop {
             black_box(0);
         },
@@ -116,6 +118,14 @@ fn touched(mb: u64) -> Vec<u8> {
 #[inline(never)]
 fn planted_panic(payload: &[u8]) -> i32 {
     panic!("planted panic after {} payload bytes", payload.len()); // PANIC-LINE
+}
+
+/// A second, different segfault: a write far past a null base, in a function of its own.
+#[inline(never)]
+fn wild_write(offset: usize) -> i32 {
+    // SAFETY: none; a planted wild write.
+    unsafe { black_box(std::ptr::null_mut::<u32>()).wrapping_add(offset + 16).write_volatile(7) }; // SEGV-OTHER-LINE
+    0
 }
 
 /// Recurses until the stack runs out (the frame holds a buffer so it does so quickly).

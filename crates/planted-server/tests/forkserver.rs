@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cargo_minimize_crash::exec::{Executor, ForkServerConfig, ForkServerExecutor, HandshakeError, Outcome, Status};
-use cargo_minimize_crash::signature::{Kind, Signature};
+use cargo_minimize_crash::signature::{Kind, Level, Signature};
 use cmc_protocol::{ResultKind, ENV_VAR};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
@@ -111,6 +111,49 @@ fn an_abort_is_sigabrt_from_inside_the_target() {
 fn a_null_pointer_write_is_sigsegv() {
     let (outcome, _) = run(b"segv");
     assert_eq!(outcome.status, Status::Signaled(SIGSEGV));
+}
+
+/// The default signature of a crash by signal in the harness: the signal and the top frames of user code.
+fn signal_signature(input: &[u8]) -> Signature {
+    let (outcome, _) = run(input);
+    let signature = Signature::of(&outcome).unwrap();
+    assert!(matches!(signature.kind, Kind::Signal { .. }), "{signature}");
+    signature
+}
+
+#[test]
+fn two_different_segfaults_have_different_signatures_and_the_same_one_the_same() {
+    let segv = signal_signature(b"segv");
+    let other = signal_signature(b"segv-other");
+    assert_eq!(segv.kind, Kind::Signal { signal: SIGSEGV });
+    assert_eq!(other.kind, Kind::Signal { signal: SIGSEGV });
+    let location = segv.location.clone().expect("frames of the segfault");
+    assert!(location.starts_with("planted_server::test_one at "), "{location}");
+    assert!(location.contains("crates/planted-server/src/main.rs:"), "{location}");
+    let other_location = other.location.clone().expect("frames of the other segfault");
+    assert!(other_location.starts_with("planted_server::wild_write at "), "{other_location}");
+    assert!(other_location.contains("crates/planted-server/src/main.rs:"), "{other_location}");
+    assert!(!segv.matches(&other, Level::Default), "{segv} / {other}");
+    assert!(segv.matches(&other, Level::Loose));
+    assert_eq!(signal_signature(b"segv"), segv);
+    assert_eq!(signal_signature(b"segv-other:abc"), signal_signature(b"segv-other:xyz"));
+}
+
+#[test]
+fn the_vm_samples_abort_is_located_in_the_vm() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../corpus-samples/vm");
+    let crash = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
+        .unwrap();
+    let mut input = b"vm:".to_vec();
+    input.extend(std::fs::read(crash).unwrap());
+    let signature = signal_signature(&input);
+    assert_eq!(signature.kind, Kind::Signal { signal: SIGABRT });
+    let location = signature.location.clone().expect("frames of the abort");
+    assert!(location.starts_with("planted::vm::Slots::free at "), "{location}");
+    assert!(location.contains("crates/planted/src/vm.rs:"), "{location}");
 }
 
 #[test]
@@ -277,12 +320,12 @@ fn a_program_that_is_not_a_harness_fails_the_handshake_clearly() {
     assert!(format!("{garbled:#}").contains("INFO: Running"), "{garbled:#}");
 
     let newer = shell(
-        &format!(r"{status_fd}; printf 'cmcH\002\000\000\000\001\000\000\000\001\000\000\000' >/dev/fd/$fd"),
+        &format!(r"{status_fd}; printf 'cmcH\003\000\000\000\001\000\000\000\001\000\000\000' >/dev/fd/$fd"),
         long,
     );
     let text = format!("{newer:#}");
-    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 2, .. })), "{text}");
-    assert!(text.contains("protocol version 2"), "{text}");
+    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 3, .. })), "{text}");
+    assert!(text.contains("protocol version 3"), "{text}");
 }
 
 #[test]

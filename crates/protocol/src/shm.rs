@@ -7,8 +7,9 @@
 //!          20  label capacity (bytes)  24 input length   28..64 reserved
 //! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
 //!          88  example count   92 examples dropped   96 label bytes used   100 label count
-//!          104..128 reserved   128 message (4,096)   4,224 file (1,024)
-//! examples 5,248, then example capacity x 24 bytes:
+//!          104 frame count   108 signal   112..128 reserved   128 message (4,096)   4,224 file (1,024)
+//!          5,248 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
+//! examples 5,520, then example capacity x 24 bytes:
 //!          front start, front end, back start, back end, label id, depth
 //! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
 //! input    then (rounded up to 8) input capacity bytes
@@ -21,6 +22,11 @@
 //! child writes its result while the target runs, so whatever it recorded
 //! before a crash is still there for the client ([`Layout::read_result`]).
 //! Spans are `u32` offsets: inputs are at most 4 GiB.
+//!
+//! The crash frames are what the child's signal handler saw
+//! ([`Layout::write_frames`], no allocation: it runs in the handler): the
+//! signal, where the main executable is loaded (PIE), and raw addresses, the
+//! interrupted instruction first, then return addresses.
 
 use crate::{get_u32, need, put_u32, DecodeError};
 
@@ -35,9 +41,13 @@ pub const MESSAGE_CAPACITY: usize = 4096;
 /// The room for a panic's file name; longer ones are cut.
 pub const FILE_CAPACITY: usize = 1024;
 /// The result area's size: fixed fields, then the message, then the file.
-pub const RESULT_LEN: usize = RESULT_FIXED + MESSAGE_CAPACITY + FILE_CAPACITY;
+pub const RESULT_LEN: usize = RESULT_FIXED + MESSAGE_CAPACITY + FILE_CAPACITY + FRAMES_LEN;
 /// The size of one example record.
 pub const EXAMPLE_LEN: usize = 24;
+/// How many raw frame addresses a crashing child can record.
+pub const FRAME_CAPACITY: usize = 32;
+/// The crash frames' area: image base, image length, the addresses.
+pub const FRAMES_LEN: usize = 16 + 8 * FRAME_CAPACITY;
 
 const RESULT_FIXED: usize = 64;
 
@@ -57,8 +67,11 @@ const R_EXAMPLE_COUNT: usize = RESULT_OFFSET + 24;
 const R_EXAMPLES_DROPPED: usize = RESULT_OFFSET + 28;
 const R_LABEL_BYTES: usize = RESULT_OFFSET + 32;
 const R_LABEL_COUNT: usize = RESULT_OFFSET + 36;
+const R_FRAME_COUNT: usize = RESULT_OFFSET + 40;
+const R_SIGNAL: usize = RESULT_OFFSET + 44;
 const R_MESSAGE: usize = RESULT_OFFSET + RESULT_FIXED;
 const R_FILE: usize = R_MESSAGE + MESSAGE_CAPACITY;
+const R_FRAMES: usize = R_FILE + FILE_CAPACITY;
 
 const FLAG_MESSAGE_CUT: u32 = 1;
 const FLAG_FILE_CUT: u32 = 2;
@@ -144,6 +157,20 @@ pub struct PanicRecord {
     pub truncated: bool,
 }
 
+/// A crash by signal as the child's handler recorded it: raw addresses, to be
+/// symbolized by the client.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CrashFrames {
+    /// The signal.
+    pub signal: u32,
+    /// Where the main executable is loaded (its load bias: 0 unless PIE).
+    pub image_base: u64,
+    /// How many bytes from the base belong to the executable (its last segment's end).
+    pub image_len: u64,
+    /// Absolute addresses: the interrupted instruction first, then return addresses.
+    pub addresses: Vec<u64>,
+}
+
 /// Everything the child wrote about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChildResult {
@@ -157,6 +184,8 @@ pub struct ChildResult {
     pub examples_dropped: u32,
     /// The label names; an example's `label` indexes this.
     pub labels: Vec<String>,
+    /// The frames the signal handler recorded, when the child crashed by a signal.
+    pub frames: Option<CrashFrames>,
 }
 
 /// The sizes of the variable areas, from which every offset follows.
@@ -286,6 +315,26 @@ impl Layout {
         self.set_kind(shm, ResultKind::Panicked);
     }
 
+    /// Records a crash by `signal`: the executable's base and length and up to
+    /// [`FRAME_CAPACITY`] addresses (the rest are cut). Allocates nothing, so a
+    /// signal handler can call it.
+    pub fn write_frames(&self, shm: &mut [u8], signal: u32, image_base: u64, image_len: u64, addresses: &[u64]) {
+        let count = addresses.len().min(FRAME_CAPACITY);
+        shm[R_FRAMES..R_FRAMES + 8].copy_from_slice(&image_base.to_le_bytes());
+        shm[R_FRAMES + 8..R_FRAMES + 16].copy_from_slice(&image_len.to_le_bytes());
+        for (i, address) in addresses[..count].iter().enumerate() {
+            let at = R_FRAMES + 16 + 8 * i;
+            shm[at..at + 8].copy_from_slice(&address.to_le_bytes());
+        }
+        put_u32(shm, R_SIGNAL, signal);
+        put_u32(shm, R_FRAME_COUNT, count as u32);
+    }
+
+    /// The kind recorded so far (`NotStarted` when it is not a known kind).
+    pub fn kind(&self, shm: &[u8]) -> ResultKind {
+        ResultKind::from_u32(get_u32(shm, R_KIND)).unwrap_or_default()
+    }
+
     /// Appends an example; when the area is full it is counted as dropped and `false` is returned.
     pub fn push_example(&self, shm: &mut [u8], example: &ExampleRecord) -> bool {
         let count = get_u32(shm, R_EXAMPLE_COUNT);
@@ -383,7 +432,20 @@ impl Layout {
                 detail: format!("{} entries, the count says {label_count}", labels.len()),
             });
         }
-        Ok(ChildResult { kind, panic, examples, examples_dropped: get_u32(shm, R_EXAMPLES_DROPPED), labels })
+        let frame_count = bounded(R_FRAME_COUNT, "frame count", FRAME_CAPACITY)?;
+        let get_u64 = |at: usize| {
+            let mut word = [0; 8];
+            word.copy_from_slice(&shm[at..at + 8]);
+            u64::from_le_bytes(word)
+        };
+        let frames = (frame_count > 0).then(|| CrashFrames {
+            signal: get_u32(shm, R_SIGNAL),
+            image_base: get_u64(R_FRAMES),
+            image_len: get_u64(R_FRAMES + 8),
+            addresses: (0..frame_count).map(|i| get_u64(R_FRAMES + 16 + 8 * i)).collect(),
+        });
+        let examples_dropped = get_u32(shm, R_EXAMPLES_DROPPED);
+        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames })
     }
 }
 
@@ -401,15 +463,16 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_documented_one() {
-        assert_eq!(RESULT_LEN, 5184);
-        assert_eq!(SMALL.examples_offset(), 5248);
-        assert_eq!(SMALL.labels_offset(), 5248 + 48);
-        assert_eq!(SMALL.input_offset(), (5248 + 48 + 16));
-        assert_eq!(SMALL.total_len(), 5312 + 100);
+        assert_eq!(RESULT_LEN, 5456);
+        assert_eq!(R_FRAMES, 5248);
+        assert_eq!(SMALL.examples_offset(), 5520);
+        assert_eq!(SMALL.labels_offset(), 5520 + 48);
+        assert_eq!(SMALL.input_offset(), (5520 + 48 + 16));
+        assert_eq!(SMALL.total_len(), 5584 + 100);
         let odd = Layout { label_capacity: 13, ..SMALL };
         assert_eq!(odd.input_offset() % 8, 0);
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x01\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x02\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
     }
 
@@ -428,8 +491,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 2;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 2, expected: 1 }));
+        newer[H_VERSION] = 3;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 3, expected: 2 }));
     }
 
     #[test]
@@ -512,6 +575,23 @@ mod tests {
         let result = SMALL.read_result(&shm).unwrap();
         assert_eq!(result.examples, vec![open(0, 0), done_child]);
         assert_eq!(result.examples_dropped, 1);
+    }
+
+    #[test]
+    fn crash_frames_survive_a_round_trip_are_cut_and_cleared() {
+        let mut shm = shm(&SMALL);
+        let addresses: Vec<u64> = (0..40).map(|i| 0x5555_0000_1000 + i).collect();
+        SMALL.write_frames(&mut shm, 11, 0x5555_0000_0000, 0x20_0000, &addresses);
+        let frames = SMALL.read_result(&shm).unwrap().frames.unwrap();
+        assert_eq!(frames.signal, 11);
+        assert_eq!((frames.image_base, frames.image_len), (0x5555_0000_0000, 0x20_0000));
+        assert_eq!(frames.addresses, addresses[..FRAME_CAPACITY]);
+        SMALL.write_frames(&mut shm, 6, 0, 1, &[7, 8]);
+        assert_eq!(SMALL.read_result(&shm).unwrap().frames.unwrap().addresses, [7, 8]);
+        SMALL.clear_result(&mut shm);
+        assert_eq!(SMALL.read_result(&shm).unwrap().frames, None);
+        put_u32(&mut shm, R_FRAME_COUNT, FRAME_CAPACITY as u32 + 1);
+        assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::OutOfRange { what: "frame count", .. })));
     }
 
     #[test]

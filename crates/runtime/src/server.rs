@@ -27,6 +27,7 @@ pub(crate) fn run(value: &OsStr, test_one: fn(&[u8]) -> i32) -> ! {
     redirect_output(start.output_fd);
     disable_core_dumps();
     child::install_panic_hook(shm);
+    crate::signals::install(shm);
     let fork = fork_function(threads);
     if send(start.status_fd, Response::Hello(hello)).is_err() {
         exit(0);

@@ -1,0 +1,246 @@
+//! Symbolizing a crashing child's raw frames in the parent: one long-running `llvm-symbolizer` (else `addr2line`), cached per address.
+//!
+//! A child that dies by a signal leaves raw addresses in shared memory (see
+//! `cmc_runtime`'s signal handlers); symbolizing in the child would cost 60+ ms
+//! per crash. Here each address is made module-relative (the executable's load
+//! base subtracted: PIE), looked up once, and remembered: a reduction that
+//! hits the same crash thousands of times symbolizes its frames once.
+//! Addresses outside the executable (libc, the loader) are not looked up.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use cmc_protocol::CrashFrames;
+
+use crate::signature::parse::Frame;
+
+/// The tools, in order of preference.
+const LLVM_SYMBOLIZER: &str = "llvm-symbolizer";
+const ADDR2LINE: &str = "addr2line";
+
+/// A running `llvm-symbolizer --obj=BIN`: one address per line in, frames and a blank line out.
+#[derive(Debug)]
+struct Running {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+/// How addresses are looked up.
+#[derive(Debug)]
+enum Tool {
+    /// Not started yet.
+    Unknown,
+    Llvm(Running),
+    /// `addr2line -a -f -C -i -e BIN ADDR...`, once per batch of new addresses.
+    Addr2line,
+    /// Neither tool exists (said once): no frames.
+    Missing,
+}
+
+/// The symbolizer of one executable, with its cache.
+#[derive(Debug)]
+pub struct Symbolizer {
+    binary: PathBuf,
+    tool: Tool,
+    /// Module-relative lookup address -> its frames, innermost (inlined) first.
+    cache: HashMap<u64, Vec<Frame>>,
+}
+
+impl Symbolizer {
+    /// A symbolizer for `binary`; nothing starts until the first lookup.
+    pub fn new(binary: &Path) -> Symbolizer {
+        Symbolizer { binary: binary.to_owned(), tool: Tool::Unknown, cache: HashMap::new() }
+    }
+
+    /// The frames of a crash, outermost last; `None` when no tool could symbolize them.
+    pub fn frames(&mut self, crash: &CrashFrames) -> Option<Vec<Frame>> {
+        // The first address is the interrupted instruction; the others are
+        // return addresses, looked up one byte back (inside the call).
+        let lookups: Vec<Option<u64>> = crash
+            .addresses
+            .iter()
+            .enumerate()
+            .map(|(i, &address)| {
+                let offset = address.checked_sub(crash.image_base)?;
+                (offset < crash.image_len).then(|| offset - u64::from(i > 0 && offset > 0))
+            })
+            .collect();
+        let new: Vec<u64> = lookups.iter().flatten().copied().filter(|a| !self.cache.contains_key(a)).collect();
+        if !new.is_empty() {
+            self.look_up(&new)?;
+        }
+        let unknown = || Frame { function: String::from("<unknown>"), file: None };
+        let mut frames = Vec::new();
+        for lookup in lookups {
+            match lookup.and_then(|a| self.cache.get(&a)) {
+                Some(found) if !found.is_empty() => frames.extend(found.iter().cloned()),
+                _ => frames.push(unknown()),
+            }
+        }
+        Some(frames)
+    }
+
+    /// Looks up `addresses` and caches what was found; `None` when there is no tool.
+    fn look_up(&mut self, addresses: &[u64]) -> Option<()> {
+        if matches!(self.tool, Tool::Unknown) {
+            self.tool = self.start();
+        }
+        match &mut self.tool {
+            Tool::Llvm(running) => {
+                for &address in addresses {
+                    match llvm_lookup(running, address) {
+                        Ok(frames) => {
+                            self.cache.insert(address, frames);
+                        }
+                        Err(_) => {
+                            // It died: start afresh next time; these stay unknown.
+                            self.tool = Tool::Unknown;
+                            return Some(());
+                        }
+                    }
+                }
+            }
+            Tool::Addr2line => {
+                let found = addr2line(&self.binary, addresses);
+                for &address in addresses {
+                    self.cache.insert(address, found.get(&address).cloned().unwrap_or_default());
+                }
+            }
+            Tool::Missing => return None,
+            Tool::Unknown => unreachable!("started above"),
+        }
+        Some(())
+    }
+
+    fn start(&self) -> Tool {
+        let llvm = Command::new(LLVM_SYMBOLIZER)
+            .arg(format!("--obj={}", self.binary.display()))
+            .args(["--functions=linkage", "--demangle", "--inlining"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn();
+        if let Ok(mut child) = llvm {
+            if let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) {
+                return Tool::Llvm(Running { child, stdin, stdout: BufReader::new(stdout) });
+            }
+        }
+        let addr2line_works = Command::new(ADDR2LINE)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if addr2line_works {
+            return Tool::Addr2line;
+        }
+        eprintln!(
+            "warning: neither llvm-symbolizer nor addr2line was found: crashes by signal are compared by signal \
+             alone, without their frames"
+        );
+        Tool::Missing
+    }
+}
+
+impl Drop for Symbolizer {
+    fn drop(&mut self) {
+        if let Tool::Llvm(running) = &mut self.tool {
+            let _ = running.child.kill();
+            let _ = running.child.wait();
+        }
+    }
+}
+
+/// One address through a running `llvm-symbolizer`: pairs of lines (function,
+/// `file:line:col`), innermost first, ended by a blank line.
+fn llvm_lookup(running: &mut Running, address: u64) -> std::io::Result<Vec<Frame>> {
+    writeln!(running.stdin, "0x{address:x}")?;
+    running.stdin.flush()?;
+    let mut lines = Vec::new();
+    loop {
+        let mut line = String::new();
+        if running.stdout.read_line(&mut line)? == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        lines.push(line.to_owned());
+    }
+    Ok(frames_of_pairs(&lines))
+}
+
+/// `addr2line -a -f -C -i`: each address's line, then its (function, `file:line`) pairs.
+fn addr2line(binary: &Path, addresses: &[u64]) -> HashMap<u64, Vec<Frame>> {
+    let output = Command::new(ADDR2LINE)
+        .args(["-a", "-f", "-C", "-i", "-e"])
+        .arg(binary)
+        .args(addresses.iter().map(|a| format!("0x{a:x}")))
+        .stderr(Stdio::null())
+        .output();
+    let Ok(output) = output else { return HashMap::new() };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let mut found: HashMap<u64, Vec<String>> = HashMap::new();
+    let mut current = None;
+    for line in text.lines() {
+        if let Some(hex) = line.strip_prefix("0x") {
+            current = u64::from_str_radix(hex, 16).ok();
+            continue;
+        }
+        if let Some(address) = current {
+            found.entry(address).or_default().push(line.to_owned());
+        }
+    }
+    found.into_iter().map(|(address, lines)| (address, frames_of_pairs(&lines))).collect()
+}
+
+/// (function, location) line pairs as frames; `??` and `??:0` are unknown.
+fn frames_of_pairs(lines: &[String]) -> Vec<Frame> {
+    lines
+        .chunks(2)
+        .filter(|pair| pair.len() == 2)
+        .map(|pair| {
+            let function = crate::signature::parse::strip_hash(pair[0].trim()).to_owned();
+            let location = pair[1].trim();
+            let file = (!location.starts_with("??")).then(|| location.to_owned());
+            Frame { function, file }
+        })
+        .filter(|frame| frame.function != "??" || frame.file.is_some())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_pairs_become_frames_and_unknowns_are_dropped() {
+        let lines: Vec<String> = [
+            "planted::vm::Slots::write::h00112233aabbccdd",
+            "crates/planted/src/vm.rs:140:18",
+            "planted::vm::run",
+            "crates/planted/src/vm.rs:60:0",
+            "??",
+            "??:0",
+        ]
+        .map(String::from)
+        .into();
+        let frames = frames_of_pairs(&lines);
+        assert_eq!(frames.len(), 2);
+        assert_eq!(frames[0].to_string(), "planted::vm::Slots::write at crates/planted/src/vm.rs:140:18");
+        assert_eq!(frames[1].file.as_deref(), Some("crates/planted/src/vm.rs:60:0"));
+    }
+
+    #[test]
+    fn addresses_outside_the_executable_are_unknown_without_a_lookup() {
+        let mut symbolizer = Symbolizer::new(Path::new("/no/such/binary"));
+        let crash = CrashFrames { signal: 11, image_base: 0x1000, image_len: 0x100, addresses: vec![0x10, 0x9000] };
+        let frames = symbolizer.frames(&crash).expect("nothing to look up");
+        assert_eq!(frames.len(), 2);
+        assert!(frames.iter().all(|f| f.function == "<unknown>"));
+    }
+}

@@ -482,6 +482,20 @@ impl ForkServerExecutor {
             }
             _ => None,
         };
+        // A sanitizer's report with `symbolize=0` (ours): its `(module+offset)`
+        // frames are looked up here, once per address, rather than by
+        // `llvm-symbolizer` in every crashing child.
+        let frames = match frames {
+            None if status != Status::Exited(0) && panic.is_none() => {
+                let text = String::from_utf8_lossy(&stderr);
+                if crate::signature::parse::sanitizer(&text).is_some() {
+                    self.symbolizer.trace_frames(&crate::signature::parse::trace(&text))
+                } else {
+                    None
+                }
+            }
+            frames => frames,
+        };
         Ok(Attempt::Done(Outcome { status, stderr, duration, panic, frames }))
     }
 

@@ -14,7 +14,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use cmc_protocol::CrashFrames;
 
-use crate::signature::parse::Frame;
+use crate::signature::parse::{Frame, TraceFrame};
 
 /// The tools, in order of preference.
 const LLVM_SYMBOLIZER: &str = "llvm-symbolizer";
@@ -44,6 +44,8 @@ enum Tool {
 #[derive(Debug)]
 pub struct Symbolizer {
     binary: PathBuf,
+    /// `binary` canonicalized (how a sanitizer names it), at the first need.
+    canonical: Option<PathBuf>,
     tool: Tool,
     /// Module-relative lookup address -> its frames, innermost (inlined) first.
     cache: HashMap<u64, Vec<Frame>>,
@@ -52,7 +54,7 @@ pub struct Symbolizer {
 impl Symbolizer {
     /// A symbolizer for `binary`; nothing starts until the first lookup.
     pub fn new(binary: &Path) -> Symbolizer {
-        Symbolizer { binary: binary.to_owned(), tool: Tool::Unknown, cache: HashMap::new() }
+        Symbolizer { binary: binary.to_owned(), canonical: None, tool: Tool::Unknown, cache: HashMap::new() }
     }
 
     /// The frames of a crash, outermost last; `None` when no tool could symbolize them.
@@ -68,6 +70,54 @@ impl Symbolizer {
                 (offset < crash.image_len).then(|| offset - u64::from(i > 0 && offset > 0))
             })
             .collect();
+        self.resolve(lookups)
+    }
+
+    /// The frames of a sanitizer's unsymbolized trace (`symbolize=0`), the
+    /// executable's `(module+offset)` frames looked up; other modules' frames
+    /// are `<unknown>` (runtime frames to the signature). `None` when no
+    /// frame is unsymbolized or no tool could symbolize them.
+    pub fn trace_frames(&mut self, trace: &[TraceFrame]) -> Option<Vec<Frame>> {
+        if !trace.iter().any(|frame| matches!(frame, TraceFrame::Module { .. })) {
+            return None;
+        }
+        let unknown = || Frame { function: String::from("<unknown>"), file: None };
+        let mut lookups = Vec::new();
+        let mut frames: Vec<Option<Frame>> = Vec::new();
+        for frame in trace {
+            match frame {
+                TraceFrame::Module { path, offset } if self.is_binary(path) => {
+                    lookups.push(Some(*offset));
+                    frames.push(None);
+                }
+                TraceFrame::Symbolized(frame) => frames.push(Some(frame.clone())),
+                TraceFrame::Module { .. } | TraceFrame::Unknown => frames.push(Some(unknown())),
+            }
+        }
+        let mut looked_up = self.resolve_each(lookups)?.into_iter();
+        Some(
+            frames
+                .into_iter()
+                .flat_map(|frame| frame.map_or_else(|| looked_up.next().unwrap_or_default(), |f| vec![f]))
+                .collect(),
+        )
+    }
+
+    /// Whether a sanitizer's module path is the executable.
+    fn is_binary(&mut self, path: &str) -> bool {
+        let canonical = self
+            .canonical
+            .get_or_insert_with(|| std::fs::canonicalize(&self.binary).unwrap_or_else(|_| self.binary.clone()));
+        Path::new(path) == canonical.as_path() || Path::new(path) == self.binary
+    }
+
+    /// Looks up the `lookups` (module-relative addresses; `None` is not in the executable): all their frames.
+    fn resolve(&mut self, lookups: Vec<Option<u64>>) -> Option<Vec<Frame>> {
+        Some(self.resolve_each(lookups)?.into_iter().flatten().collect())
+    }
+
+    /// Each lookup's frames, innermost first (one `<unknown>` for an unknown one).
+    fn resolve_each(&mut self, lookups: Vec<Option<u64>>) -> Option<Vec<Vec<Frame>>> {
         let new: Vec<u64> = lookups.iter().flatten().copied().filter(|a| !self.cache.contains_key(a)).collect();
         if !new.is_empty() {
             self.look_up(&new)?;
@@ -76,8 +126,8 @@ impl Symbolizer {
         let mut frames = Vec::new();
         for lookup in lookups {
             match lookup.and_then(|a| self.cache.get(&a)) {
-                Some(found) if !found.is_empty() => frames.extend(found.iter().cloned()),
-                _ => frames.push(unknown()),
+                Some(found) if !found.is_empty() => frames.push(found.clone()),
+                _ => frames.push(vec![unknown()]),
             }
         }
         Some(frames)
@@ -242,5 +292,24 @@ mod tests {
         let frames = symbolizer.frames(&crash).expect("nothing to look up");
         assert_eq!(frames.len(), 2);
         assert!(frames.iter().all(|f| f.function == "<unknown>"));
+    }
+
+    #[test]
+    fn a_sanitizer_trace_keeps_its_names_and_other_modules_stay_unknown() {
+        let mut symbolizer = Symbolizer::new(Path::new("/no/such/binary"));
+        let named = Frame { function: String::from("f"), file: Some(String::from("/a.rs:1:2")) };
+        let symbolized = vec![TraceFrame::Symbolized(named.clone())];
+        assert_eq!(symbolizer.trace_frames(&symbolized), None, "nothing to look up");
+        let trace = [
+            TraceFrame::Module { path: String::from("/lib/libc.so.6"), offset: 0x10 },
+            TraceFrame::Symbolized(named.clone()),
+            TraceFrame::Unknown,
+        ];
+        let frames = symbolizer.trace_frames(&trace).expect("no lookup needed");
+        assert_eq!(frames.len(), 3);
+        assert_eq!(
+            (frames[0].function.as_str(), &frames[1], frames[2].function.as_str()),
+            ("<unknown>", &named, "<unknown>")
+        );
     }
 }

@@ -143,8 +143,10 @@ impl Signature {
         }
         let top_frame = || parse::top_user_frame(&stderr).map(|f| f.to_string());
         if let Some(report) = parse::sanitizer(&stderr) {
+            // Unsymbolized in the report (`symbolize=0`): the frames the fork server looked up.
+            let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
             return Some(Signature {
-                location: top_frame().or(report.summary_location),
+                location: top_frame().or_else(looked_up).or(report.summary_location),
                 message: Some(parse::normalize_message(&report.message)),
                 kind: Kind::Sanitizer { sanitizer: report.sanitizer, bug: report.bug },
             });

@@ -185,8 +185,26 @@ impl std::fmt::Display for Frame {
     }
 }
 
-/// Frames of the first stack trace: `    #3 0x55d0c0a1 in crate::f::h0123456789abcdef /src/lib.rs:10:5`.
-pub fn frames(stderr: &str) -> Vec<Frame> {
+/// One line of a sanitizer or libFuzzer stack trace, as printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceFrame {
+    /// `#3 0x55d0c0a1 in crate::f::h0123456789abcdef /src/lib.rs:10:5`.
+    Symbolized(Frame),
+    /// `#0 0x55d0c1a2b3c4  (/path/to/binary+0x1234)` (`symbolize=0`): the
+    /// module and the module-relative address (already one byte back for
+    /// return addresses: ready to look up).
+    Module {
+        /// The module's path (the executable, a shared library).
+        path: String,
+        /// The address in the module.
+        offset: u64,
+    },
+    /// Neither: no name and no module.
+    Unknown,
+}
+
+/// The first stack trace, symbolized or not.
+pub fn trace(stderr: &str) -> Vec<TraceFrame> {
     let mut frames = Vec::new();
     for line in stderr.lines() {
         let line = line.trim_start();
@@ -204,8 +222,8 @@ pub fn frames(stderr: &str) -> Vec<Frame> {
             break;
         }
         let Some((_address, rest)) = rest.split_once(" in ") else {
-            // An unsymbolized frame: `#4 0x... (/path/bin+0x1234)`.
-            frames.push(Frame { function: String::from("<unknown>"), file: None });
+            // An unsymbolized frame: `#4 0x... (/path/bin+0x1234)`, maybe `(BuildId: ...)` after it.
+            frames.push(module_frame(rest).unwrap_or(TraceFrame::Unknown));
             continue;
         };
         let (function, file) = match rest.rsplit_once(' ') {
@@ -213,15 +231,44 @@ pub fn frames(stderr: &str) -> Vec<Frame> {
             Some((function, module)) if module.starts_with('(') => (function, None),
             _ => (rest, None),
         };
-        frames.push(Frame { function: strip_hash(function.trim()).to_owned(), file });
+        frames.push(TraceFrame::Symbolized(Frame { function: strip_hash(function.trim()).to_owned(), file }));
     }
     frames
+}
+
+/// `0x55d0c1a2b3c4  (/path/to/binary+0x1234)` -> the module and its offset.
+fn module_frame(rest: &str) -> Option<TraceFrame> {
+    let (_address, rest) = rest.split_once(' ')?;
+    let inner = rest.trim_start().strip_prefix('(')?;
+    let inner = &inner[..inner.find(')')?];
+    let (path, offset) = inner.rsplit_once("+0x")?;
+    let offset = u64::from_str_radix(offset, 16).ok()?;
+    (!path.is_empty()).then(|| TraceFrame::Module { path: path.to_owned(), offset })
+}
+
+/// Frames of the first stack trace: `    #3 0x55d0c0a1 in crate::f::h0123456789abcdef /src/lib.rs:10:5`;
+/// unsymbolized ones are `<unknown>`.
+pub fn frames(stderr: &str) -> Vec<Frame> {
+    trace(stderr)
+        .into_iter()
+        .map(|frame| match frame {
+            TraceFrame::Symbolized(frame) => frame,
+            TraceFrame::Module { .. } | TraceFrame::Unknown => {
+                Frame { function: String::from("<unknown>"), file: None }
+            }
+        })
+        .collect()
 }
 
 /// The first frame that is the program's own code, not the sanitizer,
 /// libFuzzer, libc or Rust's panic and abort machinery.
 pub fn top_user_frame(stderr: &str) -> Option<Frame> {
-    frames(stderr).into_iter().find(|f| !is_runtime_frame(&f.function))
+    first_user_frame(&frames(stderr)).cloned()
+}
+
+/// The first of `frames` that is the program's own code (as [`top_user_frame`]).
+pub fn first_user_frame(frames: &[Frame]) -> Option<&Frame> {
+    frames.iter().find(|f| !is_runtime_frame(&f.function))
 }
 
 /// The frames of a crash by signal that are the program's own code: not Rust's
@@ -389,6 +436,20 @@ mod tests {
         let stderr = "==4== ERROR: libFuzzer: deadly signal\n    #0 0x5 in __sanitizer_print_stack_trace /llvm/compiler-rt/lib/asan/asan_stack.cpp:87:3\n    #1 0x6 in fuzzer::PrintStackTrace() /llvm/FuzzerUtil.cpp:210:5\n    #2 0x7 in fuzzer::Fuzzer::CrashCallback() /llvm/FuzzerLoop.cpp:231:3\n    #3 0x8  (/lib/x86_64-linux-gnu/libc.so.6+0x4251f)\n    #4 0x9 in raise (/lib/x86_64-linux-gnu/libc.so.6+0x969fc)\n    #5 0xa in planted::vm::Slots::free::h00112233aabbccdd /src/vm.rs:120:13\n    #6 0xb in rust_fuzzer_test_input /src/lib.rs:1:1\n\nNOTE: libFuzzer has rudimentary signal handlers.\n";
         assert_eq!(top_user_frame(stderr).unwrap().to_string(), "planted::vm::Slots::free at /src/vm.rs:120:13");
         assert_eq!(frames(stderr).len(), 7);
+    }
+
+    #[test]
+    fn unsymbolized_frames_give_their_module_and_offset() {
+        let stderr = "==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6\n    #0 0x55d0c1a2b3c4  (/path/to/binary+0x1234)\n    #1 0x55d0c1a2b3d5  (/lib/x86_64-linux-gnu/libc.so.6+0x29d8f) (BuildId: 0a1b2c)\n    #2 0x55d0c1a2b3e6  (<unknown module>)\n\n0x6 is located 0 bytes after\n    #0 0x1  (/path/to/binary+0x99)\n";
+        assert_eq!(
+            trace(stderr),
+            vec![
+                TraceFrame::Module { path: "/path/to/binary".into(), offset: 0x1234 },
+                TraceFrame::Module { path: "/lib/x86_64-linux-gnu/libc.so.6".into(), offset: 0x29d8f },
+                TraceFrame::Unknown,
+            ]
+        );
+        assert_eq!(top_user_frame(stderr), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use anyhow::{anyhow, Context};
 use crate::cli::{Cli, SignatureLevel};
 use crate::exec::CommandLine;
 use crate::exit_code::{Exit, Failure, OrExit};
-use crate::project::Sanitizer;
+use crate::project::{BuildFlags, Sanitizer};
 use crate::reduce::Order;
 use crate::signature::Level;
 
@@ -67,24 +67,10 @@ pub enum Mode {
 pub struct ProjectOptions {
     /// `--fuzz-dir` (relative to the working directory), else found as cargo-fuzz does.
     pub fuzz_dir: Option<PathBuf>,
-    /// `--dev`: unoptimized.
-    pub dev: bool,
-    /// `--release`: optimized without debug assertions.
-    pub release: bool,
-    /// `--debug-assertions`: keep them with `release`.
-    pub debug_assertions: bool,
-    /// `--features`.
-    pub features: Option<String>,
-    /// `--no-default-features`.
-    pub no_default_features: bool,
-    /// `--all-features`.
-    pub all_features: bool,
+    /// The flags `cargo fuzz build` would take.
+    pub flags: BuildFlags,
     /// `--target-dir`: cargo's target directory for the harness and its scratch files.
     pub target_dir: Option<PathBuf>,
-    /// `-j`: cargo's parallel jobs.
-    pub jobs: Option<u32>,
-    /// `--sanitizer`.
-    pub sanitizer: Sanitizer,
     /// Cross-check the result with a plain libFuzzer build (`cargo fuzz build`) when cargo-fuzz is installed.
     pub verify_libfuzzer: bool,
 }
@@ -96,17 +82,7 @@ impl ProjectOptions {
         if let Some(dir) = &self.fuzz_dir {
             args.extend(["--fuzz-dir".to_string(), dir.to_string_lossy().into_owned()]);
         }
-        let flags = [
-            (self.dev, "--dev"),
-            (self.release, "--release"),
-            (self.debug_assertions, "--debug-assertions"),
-            (self.no_default_features, "--no-default-features"),
-            (self.all_features, "--all-features"),
-        ];
-        args.extend(flags.iter().filter(|(on, _)| *on).map(|(_, flag)| flag.to_string()));
-        if let Some(features) = &self.features {
-            args.extend(["--features".to_string(), features.clone()]);
-        }
+        args.extend(self.flags.cargo_fuzz_args());
         args
     }
 }
@@ -159,15 +135,17 @@ impl Options {
                 };
                 let project = ProjectOptions {
                     fuzz_dir: cli.fuzz_dir,
-                    dev: cli.dev,
-                    release: cli.release,
-                    debug_assertions: cli.debug_assertions,
-                    features: cli.features,
-                    no_default_features: cli.no_default_features,
-                    all_features: cli.all_features,
+                    flags: BuildFlags {
+                        dev: cli.dev,
+                        release: cli.release,
+                        debug_assertions: cli.debug_assertions,
+                        features: cli.features,
+                        no_default_features: cli.no_default_features,
+                        all_features: cli.all_features,
+                        jobs: cli.jobs,
+                        sanitizer,
+                    },
                     target_dir: cli.target_dir,
-                    jobs: cli.jobs,
-                    sanitizer,
                     verify_libfuzzer: !cli.no_verify_libfuzzer,
                 };
                 Mode::Harness { target, project }
@@ -258,14 +236,14 @@ mod tests {
         let Mode::Harness { target, project } = &o.mode else { panic!("{:?}", o.mode) };
         assert_eq!(target, "tlv");
         assert_eq!(project.fuzz_dir, Some(PathBuf::from("f")));
-        assert!(project.release && project.no_default_features && !project.dev);
+        assert!(project.flags.release && project.flags.no_default_features && !project.flags.dev);
         assert_eq!(project.cargo_fuzz_args(), ["--fuzz-dir", "f", "--release", "--no-default-features"]);
     }
 
     #[test]
     fn no_sanitizer_and_address_sanitizer_are_supported() {
         let sanitizer = |args: &[&str]| match options(args).unwrap().mode {
-            Mode::Harness { project, .. } => project.sanitizer,
+            Mode::Harness { project, .. } => project.flags.sanitizer,
             Mode::Exec { .. } => unreachable!(),
         };
         assert_eq!(sanitizer(&["tlv", "crash-1"]), Sanitizer::None);

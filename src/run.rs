@@ -105,17 +105,10 @@ fn start_harness(
     output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
 
     let build = BuildOptions {
-        dev: project_options.dev,
-        release: project_options.release,
-        debug_assertions: project_options.debug_assertions,
-        features: project_options.features.clone(),
-        no_default_features: project_options.no_default_features,
-        all_features: project_options.all_features,
+        flags: project_options.flags.clone(),
         // The harness never goes into cargo's own target directory: it would
         // replace `cargo fuzz build`'s binary of the same name.
         scratch_dir: project_options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
-        jobs: project_options.jobs,
-        sanitizer: project_options.sanitizer,
         ..BuildOptions::default()
     };
     if !options.quiet {
@@ -139,7 +132,7 @@ fn start_harness(
     let mut config = ForkServerConfig::new(&harness.binary, options.timeout);
     config.running = interrupt.running.clone();
     config.rss_limit_mb = options.rss_limit_mb;
-    config.env = project_options.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+    config.env = project_options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
     let executor = ForkServerExecutor::start(config)
         .with_context(|| format!("cannot start the {target} harness as a fork server"))?;
     if let Some(hello) = executor.hello().filter(|hello| hello.threads > 1) {
@@ -356,7 +349,6 @@ fn check_with_libfuzzer(
         level: options.signature,
         timeout: options.timeout,
         rss_limit_mb: options.rss_limit_mb,
-        jobs: harness.options.jobs,
         running: interrupt.running.clone(),
         verbose: !options.quiet,
     });

@@ -88,8 +88,6 @@ pub struct Request<'a> {
     pub timeout: Duration,
     /// `-rss_limit_mb` for the libFuzzer binary.
     pub rss_limit_mb: u64,
-    /// `-j` for cargo.
-    pub jobs: Option<u32>,
     /// Where the running process group is published for the Ctrl-C handler.
     pub running: RunningGroup,
     /// Print progress on stderr.
@@ -144,7 +142,7 @@ pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
 /// `cargo fuzz build --sanitizer SANITIZER [build flags] TARGET`; the binary's path, or why not.
 fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
     let project = request.project;
-    let sanitizer = request.options.sanitizer;
+    let sanitizer = request.options.flags.sanitizer;
     let mut command = Command::new(cargo);
     command.current_dir(request.cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
     if sanitizer != Sanitizer::None {
@@ -152,13 +150,12 @@ fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
         command.env("RUSTC_BOOTSTRAP", "1");
     }
     command.arg(&project.fuzz_dir);
-    let options = ProjectOptions { fuzz_dir: None, ..request.options.clone() };
-    command.args(options.cargo_fuzz_args());
+    command.args(request.options.flags.cargo_fuzz_args());
     let target_dir = request.options.target_dir.as_ref().map(|dir| request.cwd.join(dir));
     if let Some(dir) = &target_dir {
         command.arg("--target-dir").arg(dir);
     }
-    if let Some(jobs) = request.jobs {
+    if let Some(jobs) = request.options.flags.jobs {
         command.env("CARGO_BUILD_JOBS", jobs.to_string());
     }
     command.arg(request.target).stdin(Stdio::null());
@@ -179,7 +176,7 @@ fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
         None => project_target_dir(project, cargo).map_err(|e| e.to_string())?,
     };
     let host = host_triple(project).map_err(|e| e.to_string())?;
-    let profile = if request.options.dev { "debug" } else { "release" };
+    let profile = if request.options.flags.dev { "debug" } else { "release" };
     let binary = target_dir.join(host).join(profile).join(request.target);
     if !binary.is_file() {
         return Err(format!("`{line}` succeeded but {} is not there", binary.display()));

@@ -62,9 +62,10 @@ impl Sanitizer {
     }
 }
 
-/// How to build, mirroring `cargo fuzz build`'s options.
-#[derive(Clone, Debug)]
-pub struct BuildOptions {
+/// The build flags `cargo fuzz build` takes, shared by the harness build, the
+/// libFuzzer cross-check and the reproduce line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BuildFlags {
     /// `--dev`: no optimizations (debug assertions on).
     pub dev: bool,
     /// `-O` / `--release`: optimized without debug assertions (cargo-fuzz's
@@ -78,6 +79,36 @@ pub struct BuildOptions {
     pub no_default_features: bool,
     /// `--all-features`.
     pub all_features: bool,
+    /// `-j`: cargo's parallel jobs (cargo's default when `None`).
+    pub jobs: Option<u32>,
+    /// `--sanitizer`.
+    pub sanitizer: Sanitizer,
+}
+
+impl BuildFlags {
+    /// The flags as `cargo fuzz build` / `cargo fuzz run` take them (no `-j`:
+    /// cargo-fuzz has none; no `--sanitizer`).
+    pub fn cargo_fuzz_args(&self) -> Vec<String> {
+        let switches = [
+            (self.dev, "--dev"),
+            (self.release, "--release"),
+            (self.debug_assertions, "--debug-assertions"),
+            (self.no_default_features, "--no-default-features"),
+            (self.all_features, "--all-features"),
+        ];
+        let mut args: Vec<String> = switches.iter().filter(|(on, _)| *on).map(|(_, flag)| flag.to_string()).collect();
+        if let Some(features) = &self.features {
+            args.extend(["--features".to_string(), features.clone()]);
+        }
+        args
+    }
+}
+
+/// How to build the harness.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// The flags `cargo fuzz build` would take.
+    pub flags: BuildFlags,
     /// The scratch directory; by default `<the project's target dir>/minimize-crash/<package>-<hash>`.
     pub scratch_dir: Option<PathBuf>,
     /// cargo's target directory; by default `<scratch dir>/target`.
@@ -86,27 +117,16 @@ pub struct BuildOptions {
     pub runtime_dir: PathBuf,
     /// Show cargo's progress lines on stderr as they come (the first build takes a while).
     pub echo: bool,
-    /// `-j`: cargo's parallel jobs (cargo's default when `None`).
-    pub jobs: Option<u32>,
-    /// `--sanitizer`.
-    pub sanitizer: Sanitizer,
 }
 
 impl Default for BuildOptions {
     fn default() -> Self {
         BuildOptions {
-            dev: false,
-            release: false,
-            debug_assertions: false,
-            features: None,
-            no_default_features: false,
-            all_features: false,
+            flags: BuildFlags::default(),
             scratch_dir: None,
             target_dir: None,
             runtime_dir: default_runtime_dir(),
             echo: false,
-            jobs: None,
-            sanitizer: Sanitizer::None,
         }
     }
 }
@@ -168,7 +188,8 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     let target_dir = options.target_dir.clone().unwrap_or_else(|| layout.target_dir());
     // Sanitized artifacts live apart: switching --sanitizer back and forth
     // then rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
-    let target_dir = match options.sanitizer {
+    let flags = &options.flags;
+    let target_dir = match flags.sanitizer {
         Sanitizer::None => target_dir,
         sanitizer => target_dir.join(format!("sanitizer-{}", sanitizer.name())),
     };
@@ -177,25 +198,25 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     command.arg("build").arg("--manifest-path").arg(&manifest);
     // Like cargo-fuzz: --target keeps RUSTFLAGS off build scripts and proc macros.
     command.arg("--target").arg(&host);
-    if !options.dev {
+    if !flags.dev {
         command.args(["--release", "--config", "profile.release.debug=\"line-tables-only\""]);
     }
-    if options.no_default_features {
+    if flags.no_default_features {
         command.arg("--no-default-features");
     }
-    if options.all_features {
+    if flags.all_features {
         command.arg("--all-features");
     }
-    if let Some(features) = &options.features {
+    if let Some(features) = &flags.features {
         command.arg("--features").arg(features);
     }
-    if let Some(jobs) = options.jobs {
+    if let Some(jobs) = flags.jobs {
         command.arg("--jobs").arg(jobs.to_string());
     }
     command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
     command.arg("--message-format=json");
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
-    if options.sanitizer != Sanitizer::None {
+    if flags.sanitizer != Sanitizer::None {
         // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1 (harmless on nightly).
         command.env("RUSTC_BOOTSTRAP", "1");
     }
@@ -223,16 +244,17 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
 /// makes panic locations in the fuzz crate read as they do in a `cargo fuzz`
 /// build, then the user's own flags (last, so they win, as with cargo-fuzz).
 pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
+    let build = &options.flags;
     let mut flags = vec!["--cfg".to_string(), "fuzzing".to_string()];
     // cargo-fuzz: debug assertions (which imply overflow checks) unless -O without -a.
-    if !options.release || options.debug_assertions {
+    if !build.release || build.debug_assertions {
         flags.push("-Cdebug-assertions".into());
     }
-    if !options.dev {
+    if !build.dev {
         flags.push("-Ccodegen-units=1".into());
     }
-    if options.sanitizer != Sanitizer::None {
-        flags.push(format!("-Zsanitizer={}", options.sanitizer.name()));
+    if build.sanitizer != Sanitizer::None {
+        flags.push(format!("-Zsanitizer={}", build.sanitizer.name()));
     }
     // cargo passes paths under the workspace root as relative ones; the
     // scratch workspace's root is elsewhere, so strip the user's root.
@@ -392,17 +414,7 @@ fn probe(
     let manifest = write_workspace(project, &layout.probe_dir(), &[])?;
     let mut command = cargo_command(cargo, project);
     command.args(["metadata", "--format-version", "1", "--filter-platform", host, "--manifest-path"]).arg(&manifest);
-    let line = command_line(&command);
-    let output = command.output().with_context(|| format!("cannot run `{line}`"))?;
-    if !output.status.success() {
-        return Err(ProjectError::Cargo {
-            command: line,
-            status: output.status,
-            output: String::from_utf8_lossy(&output.stderr).into_owned(),
-        });
-    }
-    let metadata: serde_json::Value =
-        serde_json::from_slice(&output.stdout).with_context(|| format!("`{line}` printed something unexpected"))?;
+    let (line, metadata) = cargo_metadata(command)?;
     let candidates: Vec<&serde_json::Value> = metadata["packages"]
         .as_array()
         .into_iter()
@@ -453,11 +465,8 @@ fn check_patch_taken(lockfile: &Path, patched: &[(&str, Option<&str>)]) -> Resul
     Ok(())
 }
 
-/// The fuzz project's cargo target directory, as `cargo fuzz build` would use
-/// it (it honours `CARGO_TARGET_DIR` and `build.target-dir`).
-pub(crate) fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
-    let mut command = cargo_command(cargo, project);
-    command.args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"]).arg(&project.manifest_path);
+/// Runs a `cargo metadata` command: its command line (for messages) and its JSON.
+fn cargo_metadata(mut command: Command) -> Result<(String, serde_json::Value), ProjectError> {
     let line = command_line(&command);
     let output = command.output().with_context(|| format!("cannot run `{line}`"))?;
     if !output.status.success() {
@@ -467,8 +476,17 @@ pub(crate) fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result
             output: String::from_utf8_lossy(&output.stderr).into_owned(),
         });
     }
-    let metadata: serde_json::Value =
+    let metadata =
         serde_json::from_slice(&output.stdout).with_context(|| format!("`{line}` printed something unexpected"))?;
+    Ok((line, metadata))
+}
+
+/// The fuzz project's cargo target directory, as `cargo fuzz build` would use
+/// it (it honours `CARGO_TARGET_DIR` and `build.target-dir`).
+pub(crate) fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
+    let mut command = cargo_command(cargo, project);
+    command.args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"]).arg(&project.manifest_path);
+    let (line, metadata) = cargo_metadata(command)?;
     let dir = metadata["target_directory"].as_str().ok_or_else(|| anyhow!("`{line}`: no target_directory"))?;
     Ok(PathBuf::from(dir))
 }
@@ -522,19 +540,20 @@ mod tests {
             workspace_root: "/p/fuzz".into(),
             cwd: "/p".into(),
         };
+        let with = |flags: BuildFlags| BuildOptions { flags, ..BuildOptions::default() };
         let default = rustflags(&project, &BuildOptions::default());
         assert_eq!(
             default,
             ["--cfg", "fuzzing", "-Cdebug-assertions", "-Ccodegen-units=1", "--remap-path-prefix=/p/fuzz/="]
         );
-        let release = rustflags(&project, &BuildOptions { release: true, ..BuildOptions::default() });
+        let release = rustflags(&project, &with(BuildFlags { release: true, ..BuildFlags::default() }));
         assert!(!release.contains(&"-Cdebug-assertions".to_string()));
         let release_a =
-            rustflags(&project, &BuildOptions { release: true, debug_assertions: true, ..BuildOptions::default() });
+            rustflags(&project, &with(BuildFlags { release: true, debug_assertions: true, ..BuildFlags::default() }));
         assert!(release_a.contains(&"-Cdebug-assertions".to_string()));
-        let dev = rustflags(&project, &BuildOptions { dev: true, ..BuildOptions::default() });
+        let dev = rustflags(&project, &with(BuildFlags { dev: true, ..BuildFlags::default() }));
         assert!(dev.contains(&"-Cdebug-assertions".to_string()) && !dev.contains(&"-Ccodegen-units=1".to_string()));
-        let asan = rustflags(&project, &BuildOptions { sanitizer: Sanitizer::Address, ..BuildOptions::default() });
+        let asan = rustflags(&project, &with(BuildFlags { sanitizer: Sanitizer::Address, ..BuildFlags::default() }));
         assert!(asan.contains(&"-Zsanitizer=address".to_string()), "{asan:?}");
         assert!(!default.iter().any(|f| f.contains("sanitizer")));
     }

@@ -26,7 +26,7 @@ pub mod standin;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-pub use harness::{build_harness, BuildOptions, Harness, Sanitizer};
+pub use harness::{build_harness, BuildFlags, BuildOptions, Harness, Sanitizer};
 pub use locate::{FuzzProject, Target};
 
 use crate::exit_code::{Exit, Failure};

@@ -676,16 +676,7 @@ fn sigint_mid_run_in_harness_mode_keeps_a_best_so_far_that_still_hangs_and_exits
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted: the best result so far is in"), "{stderr}");
     assert!(!stderr.contains("libFuzzer  verified"), "no libFuzzer check after an interrupt:\n{stderr}");
-    let best = std::fs::read(&output).unwrap();
-    assert!(best.len() < std::fs::metadata(&sample.crash).unwrap().len() as usize);
-    assert_crashes_as_expected(&sample, &output);
-    sample.assert_crash_unchanged();
-    let leftovers: Vec<_> = std::fs::read_dir(sample.dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".minimize-crash-"))
-        .collect();
-    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+    assert_the_best_so_far_was_kept(&sample, &output);
 }
 
 #[test]
@@ -713,16 +704,7 @@ fn sigint_mid_run_keeps_a_best_so_far_that_still_hangs_and_exits_130() {
     let (status, stderr) = interrupt_after_the_first_improvement(command, &output, Duration::from_secs(60));
     assert_eq!(status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
-    let best = std::fs::read(&output).unwrap();
-    assert!(best.len() < std::fs::metadata(&sample.crash).unwrap().len() as usize);
-    assert_crashes_as_expected(&sample, &output);
-    sample.assert_crash_unchanged();
-    let leftovers: Vec<_> = std::fs::read_dir(sample.dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".minimize-crash-"))
-        .collect();
-    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
+    assert_the_best_so_far_was_kept(&sample, &output);
 }
 
 #[test]
@@ -738,6 +720,21 @@ fn the_readme_repeats_the_exit_code_table() {
     for row in rows {
         assert!(readme.contains(&format!("| {row}")), "README.md lacks the exit-code row `| {row}`");
     }
+}
+
+/// After an interrupted run: `output` is smaller than the crash and still
+/// crashes the same way, the crash is untouched, no temporary file is left.
+fn assert_the_best_so_far_was_kept(sample: &Sample, output: &Path) {
+    let best = std::fs::read(output).unwrap();
+    assert!(best.len() < std::fs::metadata(&sample.crash).unwrap().len() as usize);
+    assert_crashes_as_expected(sample, output);
+    sample.assert_crash_unchanged();
+    let leftovers: Vec<_> = std::fs::read_dir(sample.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".minimize-crash-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left behind: {leftovers:?}");
 }
 
 /// Starts `command`, sends it SIGINT once `output` exists (its first

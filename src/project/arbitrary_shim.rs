@@ -148,19 +148,7 @@ pub struct ArbitraryShim {
 /// stand-in under `scratch` (`arbitrary-<v>-real/`, `arbitrary-<v>/`), linking
 /// the runtime at `runtime`. Only changed files are rewritten.
 pub fn write_shim(source: &Path, scratch: &Path, runtime: &Path) -> Result<ArbitraryShim, ProjectError> {
-    let manifest_path = source.join("Cargo.toml");
-    let mut manifest = super::locate::read_toml(&manifest_path)?;
-    let package = manifest.get("package").and_then(Item::as_table_like);
-    let name = package.and_then(|p| p.get("name")).and_then(Item::as_str);
-    let version = package.and_then(|p| p.get("version")).and_then(Item::as_str).map(str::to_string);
-    let (Some(ARBITRARY), Some(version)) = (name, version) else {
-        return Err(ProjectError::Manifest {
-            path: manifest_path,
-            message: format!("expected an {ARBITRARY} package"),
-        });
-    };
-    let lib_path =
-        manifest.get("lib").and_then(|l| l.get("path")).and_then(Item::as_str).unwrap_or("src/lib.rs").to_string();
+    let (mut manifest, version, lib_path) = super::standin::read_package(source, ARBITRARY)?;
     let lib_source = source.join(&lib_path);
     let lib = fs::read_to_string(&lib_source).with_context(|| format!("cannot read {}", lib_source.display()))?;
     if !lib.contains(HOOK_SIGNATURE) {

@@ -153,27 +153,32 @@ pub fn registry_source_of(cargo_home: &Path, name: &str, version: &str) -> Optio
     found.into_iter().next()
 }
 
+/// Reads a crate source's manifest and checks that it is the package `name`:
+/// the manifest, the package's version and its library's path.
+pub(crate) fn read_package(source: &Path, name: &str) -> Result<(DocumentMut, String, String), ProjectError> {
+    let manifest_path = source.join("Cargo.toml");
+    let manifest = super::locate::read_toml(&manifest_path)?;
+    let package = manifest.get("package").and_then(Item::as_table_like);
+    let found = package.and_then(|p| p.get("name")).and_then(Item::as_str);
+    let version = package.and_then(|p| p.get("version")).and_then(Item::as_str).map(str::to_string);
+    let (true, Some(version)) = (found == Some(name), version) else {
+        return Err(ProjectError::Manifest { path: manifest_path, message: format!("expected the {name} package") });
+    };
+    let lib_path =
+        manifest.get("lib").and_then(|l| l.get("path")).and_then(Item::as_str).unwrap_or("src/lib.rs").to_string();
+    Ok((manifest, version, lib_path))
+}
+
 /// Writes the stand-in for the crate source at `source` into `dest`: the
 /// source without its build script and libFuzzer's C++, a manifest without
 /// build and dev dependencies plus the runtime at `runtime`, and the appended
 /// module. Files are only rewritten when their contents change, so cargo's
 /// fingerprints stay fresh and rebuilds stay incremental.
 pub fn write_standin(source: &Path, dest: &Path, runtime: &Path) -> Result<StandIn, ProjectError> {
-    let manifest_path = source.join("Cargo.toml");
-    let mut manifest = super::locate::read_toml(&manifest_path)?;
+    let (mut manifest, version, lib_path) = read_package(source, LIBFUZZER_SYS)?;
     let package = manifest.get("package").and_then(Item::as_table_like);
-    let name = package.and_then(|p| p.get("name")).and_then(Item::as_str);
-    let version = package.and_then(|p| p.get("version")).and_then(Item::as_str).map(str::to_string);
     let edition = package.and_then(|p| p.get("edition")).and_then(Item::as_str).unwrap_or("2015").to_string();
     let build_script = package.and_then(|p| p.get("build")).and_then(Item::as_str).unwrap_or("build.rs").to_string();
-    let (Some(LIBFUZZER_SYS), Some(version)) = (name, version) else {
-        return Err(ProjectError::Manifest {
-            path: manifest_path,
-            message: format!("expected a {LIBFUZZER_SYS} package"),
-        });
-    };
-    let lib_path =
-        manifest.get("lib").and_then(|l| l.get("path")).and_then(Item::as_str).unwrap_or("src/lib.rs").to_string();
 
     standin_manifest(&mut manifest, runtime);
     fs::create_dir_all(dest).with_context(|| format!("cannot create {}", dest.display()))?;

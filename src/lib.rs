@@ -10,6 +10,7 @@
 
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod cli;
 pub mod exec;
 pub mod exit_code;

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::exec::process::quote;
 use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
@@ -25,7 +26,7 @@ use crate::project::{FuzzProject, Sanitizer};
 use crate::signature::{Level, Signature};
 
 /// The cross-check's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The libFuzzer build crashed the same way.
@@ -37,7 +38,7 @@ pub enum Verdict {
 }
 
 /// What the libFuzzer build made of the result.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct LibFuzzerCheck {
     /// Yes, no or skipped.
     pub verified: Verdict,

@@ -19,7 +19,8 @@ pub mod parse;
 
 use std::fmt;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use crate::exec::{signal_name, Outcome, Status};
 
@@ -27,7 +28,7 @@ use crate::exec::{signal_name, Outcome, Status};
 pub const SIGNAL_FRAMES: usize = 2;
 
 /// How closely a candidate's crash must match the original's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     /// Kind, location and message (numbers masked).
@@ -53,7 +54,7 @@ impl fmt::Display for Level {
 }
 
 /// What kind of failure a process had.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Kind {
     /// A Rust panic.
@@ -107,7 +108,7 @@ impl fmt::Display for Kind {
 }
 
 /// What identifies a crash.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct Signature {
     /// The kind of failure.
     #[serde(flatten)]

@@ -32,14 +32,20 @@ Examples:
   cargo minimize-crash parse_header fuzz/artifacts/parse_header/crash-3f2a…
   cargo minimize-crash --exec 'target/release/planted-replay tlv @@' corpus-samples/tlv/crash-…
   cargo minimize-crash --exec './fuzz/target/x86_64-unknown-linux-gnu/release/parse -runs=1' crash-3f2a…
+  cargo minimize-crash --artifacts parse_header -o triaged/      # batch: one reproducer per bug
+  cargo minimize-crash --artifacts --shard 2/4 -o shard-2/        # one job of a CI matrix
+  cargo minimize-crash --merge -o triaged/ shard-1/ shard-2/ shard-3/ shard-4/
 
 Exit codes:
     0  minimized: the result is written and reproduces the same crash
+       (batch: no input crashes)
     1  internal or other error
     2  usage error: bad arguments, missing/unreadable/empty crash file, command cannot be started
     3  the input does not crash: nothing to minimize
     4  the fuzz target is unknown or could not be built (not a cargo-fuzz project, compile error)
     6  minimized, but the result did not reproduce when run again (flaky); written anyway
+       (batch: some bug's reproducer did not crash the same way again)
+    7  batch: bugs found, each minimized and verified (see the output directory's report)
   130  interrupted; the best result so far is written";
 
 /// `cargo minimize-crash`'s arguments.
@@ -52,7 +58,9 @@ Exit codes:
     long_about = LONG_ABOUT,
     after_help = AFTER_HELP,
     override_usage = "cargo minimize-crash [OPTIONS] <TARGET> <CRASH>\n       \
-                      cargo minimize-crash [OPTIONS] --exec <COMMAND> [TARGET] <CRASH>"
+                      cargo minimize-crash [OPTIONS] --exec <COMMAND> [TARGET] <CRASH>\n       \
+                      cargo minimize-crash [OPTIONS] [TARGET] <CRASH|DIR>... | --artifacts [TARGET]\n       \
+                      cargo minimize-crash --merge -o <DIR> <SHARD DIR>..."
 )]
 pub struct Cli {
     /// The cargo-fuzz target's name, as given to `cargo fuzz run` (optional with
@@ -61,8 +69,30 @@ pub struct Cli {
     pub target: Option<OsString>,
 
     /// The crash input to minimize. (With --exec and a single positional argument, it is this one.)
+    /// Give several, or a directory (every file in it), to triage them all: one minimized
+    /// reproducer per distinct bug, in an output directory with reports (batch mode).
     #[arg(value_name = "CRASH")]
-    pub crash: Option<OsString>,
+    pub crash: Vec<OsString>,
+
+    /// Batch mode over the target's artifacts directory (`<fuzz dir>/artifacts/TARGET/`: the
+    /// files named crash-*, timeout-*, oom-*, leak-*, slow-unit-*); with no TARGET, every target's.
+    #[arg(long, conflicts_with = "exec", help_heading = BATCH)]
+    pub artifacts: bool,
+
+    /// Batch mode: tests run on this many workers at once, each with its own fork server
+    /// [default: the number of cores].
+    #[arg(long, value_name = "N", help_heading = BATCH, value_parser = clap::value_parser!(u32).range(1..))]
+    pub workers: Option<u32>,
+
+    /// Batch mode: take only shard I of N (1-based) of the inputs, split by content hash, for a CI
+    /// job matrix; join the shards' output directories with --merge.
+    #[arg(long, value_name = "I/N", help_heading = BATCH)]
+    pub shard: Option<String>,
+
+    /// Join the output directories of several shards (the positional arguments) into the one given
+    /// by -o: each bug once, with every shard's duplicates, and the reports.
+    #[arg(long, help_heading = BATCH, conflicts_with_all = ["artifacts", "shard", "exec"])]
+    pub merge: bool,
 
     /// Run COMMAND per test instead of building a harness. It is split into words
     /// like a shell would (no shell runs it); `@@` is replaced by the candidate's
@@ -92,7 +122,8 @@ pub struct Cli {
     pub max_time: Option<Duration>,
 
     /// Where to write the result [default: <fuzz dir>/artifacts/TARGET/minimized-from-<sha1 of CRASH>;
-    /// with --exec, next to CRASH].
+    /// with --exec, next to CRASH]. In batch mode, the output directory [default:
+    /// <fuzz dir>/artifacts/minimize-crash/; required with --exec].
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,
 
@@ -178,6 +209,9 @@ pub struct Cli {
     pub sanitizer: String,
 }
 
+/// The help heading of the batch mode's options.
+const BATCH: &str = "Batch mode (many inputs: one reproducer per bug, reports for CI)";
+
 /// The help heading of the options that shape the harness build.
 const BUILD: &str = "Harness build (as with `cargo fuzz build`)";
 
@@ -232,10 +266,11 @@ mod tests {
     #[test]
     fn positionals_fill_target_then_crash() {
         let one = Cli::try_parse_from(["c", "--exec", "t", "crash"]).unwrap();
-        assert_eq!((one.target, one.crash), (Some("crash".into()), None));
+        assert_eq!((one.target, one.crash), (Some("crash".into()), vec![]));
         let two = Cli::try_parse_from(["c", "tlv", "crash"]).unwrap();
-        assert_eq!((two.target, two.crash), (Some("tlv".into()), Some("crash".into())));
-        assert!(Cli::try_parse_from(["c", "a", "b", "c"]).is_err());
+        assert_eq!((two.target, two.crash), (Some("tlv".into()), vec!["crash".into()]));
+        let three = Cli::try_parse_from(["c", "a", "b", "c"]).unwrap();
+        assert_eq!(three.crash, ["b", "c"].map(OsString::from));
         assert!(Cli::try_parse_from(["c", "--seed", "3", "x"]).is_err(), "--seed needs --random-order");
     }
 

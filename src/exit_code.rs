@@ -2,12 +2,13 @@
 //!
 //! | code | meaning |
 //! |-----:|---------|
-//! | 0    | minimized: the result is written and reproduces the same crash |
+//! | 0    | minimized: the result is written and reproduces the same crash (batch mode: no input crashes) |
 //! | 1    | internal or other error (I/O, an unexpected failure) |
 //! | 2    | usage error: bad arguments, a missing, unreadable or empty crash file, a command that cannot be started, an output path that would overwrite the crash file |
 //! | 3    | the input does not crash: nothing to minimize |
 //! | 4    | the fuzz target is unknown or could not be built: not a cargo-fuzz project, an unknown target, a compile error |
-//! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway |
+//! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway (batch mode: some bug's reproducer did not) |
+//! | 7    | batch mode: bugs found, each minimized and verified; the output directory has a folder per bug and the reports |
 //! | 130  | interrupted (Ctrl-C); the best result so far is written |
 //!
 //! Code 5 is unused (earlier versions had no harness mode and said so with it).
@@ -30,6 +31,8 @@ pub enum Exit {
     BuildFailed,
     /// 6: the written result did not reproduce the crash when run again.
     Unverified,
+    /// 7: batch mode found bugs, each minimized and verified.
+    BugsFound,
     /// 130: interrupted; the best result so far is written.
     Interrupted,
 }
@@ -44,6 +47,7 @@ impl Exit {
             Exit::DoesNotCrash => 3,
             Exit::BuildFailed => 4,
             Exit::Unverified => 6,
+            Exit::BugsFound => 7,
             Exit::Interrupted => 130,
         }
     }
@@ -119,6 +123,7 @@ mod tests {
             (Exit::DoesNotCrash, 3),
             (Exit::BuildFailed, 4),
             (Exit::Unverified, 6),
+            (Exit::BugsFound, 7),
             (Exit::Interrupted, 130),
         ];
         for (exit, code) in table {

@@ -6,7 +6,7 @@
 //! with the best result so far (already on disk).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
 use nix::sys::signal::Signal;
@@ -22,6 +22,8 @@ pub struct Interrupt {
     pub cancel: Arc<AtomicBool>,
     /// The process group of the test now running (0 when none).
     pub running: RunningGroup,
+    /// More running tests: one per batch worker.
+    workers: Arc<Mutex<Vec<RunningGroup>>>,
 }
 
 impl Interrupt {
@@ -35,6 +37,10 @@ impl Interrupt {
                 std::process::exit(i32::from(Exit::Interrupted.code()));
             }
             signal_group(handler.running.load(Ordering::SeqCst), Signal::SIGTERM);
+            let workers = handler.workers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            for running in workers.iter() {
+                signal_group(running.load(Ordering::SeqCst), Signal::SIGTERM);
+            }
         })
         .context("cannot install the Ctrl-C handler")?;
         Ok(interrupt)
@@ -43,6 +49,13 @@ impl Interrupt {
     /// Whether Ctrl-C was pressed (or the cancel flag raised otherwise).
     pub fn is_raised(&self) -> bool {
         self.cancel.load(Ordering::SeqCst)
+    }
+
+    /// A new place to publish a worker's running test, which Ctrl-C stops too.
+    pub fn worker_group(&self) -> RunningGroup {
+        let running = RunningGroup::default();
+        self.workers.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(running.clone());
+        running
     }
 
     /// Raises the flag, as Ctrl-C would (used to stop after a failed write).

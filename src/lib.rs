@@ -17,11 +17,18 @@ pub mod exit_code;
 pub mod interrupt;
 pub mod options;
 pub mod output;
+pub mod pipeline;
 pub mod progress;
 pub mod project;
+// The wire format, compiled from the same files as the `cmc_protocol` crate
+// the runtime uses: a path dependency would not survive `cargo package`
+// (see `project::embedded`).
+#[path = "../embedded/protocol/src/lib.rs"]
+pub mod protocol;
 pub mod reduce;
 pub mod report;
 pub mod run;
+pub mod setup;
 pub mod signature;
 pub mod synthetic;
 pub mod verify;

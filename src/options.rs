@@ -41,6 +41,56 @@ pub struct Options {
     pub explain: bool,
     /// No progress or summary on stderr.
     pub quiet: bool,
+    /// Batch mode (many inputs, one reproducer per bug), when chosen.
+    pub batch: Option<BatchOptions>,
+}
+
+/// The batch mode's settings (`crash` is then unused; `output` is the output directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BatchOptions {
+    /// Which targets' artifacts to take, besides `paths`.
+    pub artifacts: Artifacts,
+    /// Input files and directories, as given.
+    pub paths: Vec<PathBuf>,
+    /// Workers running tests at once.
+    pub workers: usize,
+    /// Only this shard of the inputs.
+    pub shard: Option<Shard>,
+    /// Join shard output directories (`paths`) instead of running anything.
+    pub merge: bool,
+}
+
+/// `--artifacts`: which artifact directories to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Artifacts {
+    /// None: only the paths given.
+    No,
+    /// The target's (harness mode's target).
+    Target,
+    /// Every target's.
+    AllTargets,
+}
+
+/// `--shard I/N`: the inputs whose content hash is `I - 1` modulo `N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// From 1.
+    pub index: u32,
+    /// At least 1.
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses `I/N` with `1 <= I <= N`.
+    pub fn parse(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: write I/N with 1 <= I <= N, e.g. --shard 2/4");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (i.trim().parse().map_err(|_| bad())?, n.trim().parse().map_err(|_| bad())?);
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 /// How each test runs.
@@ -98,16 +148,10 @@ impl Options {
 
     /// Checks the arguments and fills in defaults.
     pub fn from_cli(cli: Cli) -> Result<Options, Failure> {
-        // `[TARGET] <CRASH>`: a single positional argument is the crash.
-        let (target, crash) = match (cli.target, cli.crash) {
-            (target, Some(crash)) => (target, crash),
-            (Some(crash), None) => (None, crash),
-            (None, None) => return Err(Failure::usage(anyhow!("give the crash file to minimize (see --help)"))),
-        };
-        let target = target
-            .map(|t| t.into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")))
-            .transpose()
-            .or_exit(Exit::Usage)?;
+        let positionals = Positionals::sort(&cli)?;
+        let target = positionals.target;
+        let batch = positionals.batch;
+        let crash = positionals.crash;
         let mode = match cli.exec {
             Some(exec) => {
                 let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
@@ -115,7 +159,8 @@ impl Options {
                 Mode::Exec { command, target }
             }
             None => {
-                let Some(target) = target else {
+                let all_targets = batch.as_ref().is_some_and(|b| b.artifacts == Artifacts::AllTargets || b.merge);
+                let Some(target) = target.or_else(|| all_targets.then(String::new)) else {
                     return Err(Failure::usage(anyhow!(
                         "give the fuzz target's name before the crash file: `cargo minimize-crash TARGET {}` \
                          (the targets are the [[bin]] names in fuzz/Cargo.toml), or run a command per test with --exec",
@@ -167,7 +212,7 @@ impl Options {
         };
         Ok(Options {
             mode,
-            crash: PathBuf::from(crash),
+            crash,
             output: cli.output,
             timeout: cli.timeout,
             rss_limit_mb: cli.rss_limit_mb,
@@ -179,8 +224,75 @@ impl Options {
             json: cli.json,
             explain: cli.explain,
             quiet: cli.quiet,
+            batch,
         })
     }
+}
+
+/// The positional arguments sorted into a target, a crash and batch inputs.
+struct Positionals {
+    target: Option<String>,
+    crash: PathBuf,
+    batch: Option<BatchOptions>,
+}
+
+impl Positionals {
+    /// `TARGET CRASH` (or `[TARGET] CRASH` with --exec) is one crash; several
+    /// inputs, a directory, or a batch flag make a batch.
+    fn sort(cli: &Cli) -> Result<Positionals, Failure> {
+        let utf8 = |t: &std::ffi::OsString| {
+            t.clone().into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")).or_exit(Exit::Usage)
+        };
+        let mut words: Vec<PathBuf> = cli.target.iter().chain(&cli.crash).map(PathBuf::from).collect();
+        let flagged = cli.artifacts || cli.shard.is_some() || cli.merge || cli.workers.is_some();
+        let exec = cli.exec.is_some();
+        // With --exec the first word labels the run unless it is an input (or the only word).
+        let first_is_target = match (exec, cli.merge) {
+            (_, true) => false,
+            (true, _) => words.len() >= 2 && !words[0].exists(),
+            // A lone word is the crash (the target is then missing), unless a batch flag names a target.
+            (false, _) => words.len() >= 2 || (words.len() == 1 && cli.artifacts),
+        };
+        let target = if first_is_target && !words.is_empty() {
+            let word = cli.target.as_ref().expect("the first word");
+            words.remove(0);
+            Some(utf8(word)?)
+        } else {
+            None
+        };
+        let is_batch = flagged || words.len() > 1 || words.first().is_some_and(|p| p.is_dir());
+        if !is_batch {
+            let Some(crash) = words.pop() else {
+                return Err(Failure::usage(anyhow!("give the crash file to minimize (see --help)")));
+            };
+            return Ok(Positionals { target, crash, batch: None });
+        }
+        let batch = batch_options(cli, words, target.is_some())?;
+        Ok(Positionals { target, crash: PathBuf::new(), batch: Some(batch) })
+    }
+}
+
+/// The batch mode's settings from the flags and the inputs.
+fn batch_options(cli: &Cli, paths: Vec<PathBuf>, has_target: bool) -> Result<BatchOptions, Failure> {
+    let artifacts = match (cli.artifacts, has_target) {
+        (false, _) => Artifacts::No,
+        (true, true) => Artifacts::Target,
+        (true, false) => Artifacts::AllTargets,
+    };
+    if paths.is_empty() && artifacts == Artifacts::No {
+        let what = if cli.merge {
+            "the shards' output directories to merge"
+        } else {
+            "the inputs (files or directories), or --artifacts"
+        };
+        return Err(Failure::usage(anyhow!("give {what} (see --help)")));
+    }
+    if (cli.merge || cli.exec.is_some()) && cli.output.is_none() {
+        return Err(Failure::usage(anyhow!("give the output directory with -o DIR")));
+    }
+    let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(BatchOptions { artifacts, paths, workers: cli.workers.map_or(cores, |w| w as usize), shard, merge: cli.merge })
 }
 
 /// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit
@@ -260,6 +372,37 @@ mod tests {
         assert_eq!(failure.exit, Exit::Usage);
         assert!(failure.to_string().contains("no-such-program-xyz"), "{failure}");
         assert_eq!(options(&["--exec", "sh 'oops", "crash-1"]).unwrap_err().exit, Exit::Usage);
+    }
+
+    #[test]
+    fn several_inputs_a_directory_or_a_batch_flag_make_a_batch() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        assert!(options(&["tlv", "crash-1"]).unwrap().batch.is_none(), "one file is one crash, as always");
+        let several = options(&["tlv", "a", "b"]).unwrap();
+        assert_eq!(several.target(), Some("tlv"));
+        let batch = several.batch.unwrap();
+        assert_eq!((batch.paths.len(), batch.artifacts), (2, Artifacts::No));
+        assert!(options(&["tlv", d]).unwrap().batch.is_some(), "a directory");
+        let all = options(&["--artifacts", "--shard", "2/3", "--workers", "4"]).unwrap();
+        let batch = all.batch.unwrap();
+        assert_eq!(batch.artifacts, Artifacts::AllTargets);
+        assert_eq!((batch.shard, batch.workers), (Some(Shard { index: 2, count: 3 }), 4));
+        assert_eq!(options(&["--artifacts", "tlv"]).unwrap().batch.unwrap().artifacts, Artifacts::Target);
+        let exec = options(&["--exec", "sh -c true", "-o", "out", "label", d]).unwrap();
+        assert_eq!((exec.target(), exec.batch.as_ref().map(|b| b.paths.len())), (Some("label"), Some(1)));
+        assert_eq!(options(&["--exec", "sh -c true", d]).unwrap_err().exit, Exit::Usage, "--exec batches need -o");
+        assert_eq!(options(&["--merge", "a", "b"]).unwrap_err().exit, Exit::Usage, "--merge needs -o");
+        assert!(options(&["--merge", "-o", "m", "a", "b"]).unwrap().batch.unwrap().merge);
+    }
+
+    #[test]
+    fn shards_parse_as_i_of_n() {
+        assert_eq!(Shard::parse("1/1"), Ok(Shard { index: 1, count: 1 }));
+        assert_eq!(Shard::parse(" 3 / 4 "), Ok(Shard { index: 3, count: 4 }));
+        for bad in ["0/2", "3/2", "2", "a/b", "1/0"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

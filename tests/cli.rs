@@ -18,6 +18,9 @@ use assert_cmd::assert::Assert;
 use serde_json::Value;
 use tempfile::TempDir;
 
+#[path = "cli/batch.rs"]
+mod batch;
+
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
 fn root() -> &'static Path {
@@ -28,39 +31,39 @@ fn root() -> &'static Path {
 /// profile and target directory as the binary under test.
 fn planted_replay() -> &'static Path {
     static PATH: OnceLock<PathBuf> = OnceLock::new();
-    PATH.get_or_init(|| {
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let profile_dir = Path::new(BIN).parent().expect("the binary's directory");
-        let profile = profile_dir.file_name().and_then(|p| p.to_str()).expect("a profile directory");
-        let target_dir = profile_dir.parent().expect("the target directory");
-        let mut build = Command::new(cargo);
-        build
-            .current_dir(root())
-            .args(["build", "-p", "planted", "--bin", "planted-replay", "--message-format=json-render-diagnostics"])
-            .arg("--target-dir")
-            .arg(target_dir);
-        match profile {
-            "debug" => {}
-            "release" => {
-                build.arg("--release");
-            }
-            other => {
-                build.args(["--profile", other]);
-            }
+    PATH.get_or_init(|| planted_binary("planted-replay"))
+}
+
+/// Builds a binary of the `planted` crate with the same cargo, profile and
+/// target directory as the binary under test; returns its path.
+fn planted_binary(name: &str) -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let profile_dir = Path::new(BIN).parent().expect("the binary's directory");
+    let profile = profile_dir.file_name().and_then(|p| p.to_str()).expect("a profile directory");
+    let target_dir = profile_dir.parent().expect("the target directory");
+    let mut build = Command::new(cargo);
+    build
+        .current_dir(root())
+        .args(["build", "-p", "planted", "--bin", name, "--message-format=json-render-diagnostics"])
+        .arg("--target-dir")
+        .arg(target_dir);
+    match profile {
+        "debug" => {}
+        "release" => {
+            build.arg("--release");
         }
-        let output = build.output().expect("run cargo build");
-        assert!(
-            output.status.success(),
-            "building planted-replay failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout)
-            .lines()
-            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
-            .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "planted-replay")
-            .find_map(|m| m["executable"].as_str().map(PathBuf::from))
-            .expect("cargo reported no planted-replay executable")
-    })
+        other => {
+            build.args(["--profile", other]);
+        }
+    }
+    let output = build.output().expect("run cargo build");
+    assert!(output.status.success(), "building {name} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo reported no {name} executable"))
 }
 
 fn exec_line(target: &str) -> String {
@@ -589,7 +592,7 @@ fn harness_mode_with_an_unknown_target_lists_the_known_ones() {
     let sample = Sample::copy("tlv");
     let assert = tool().current_dir(root()).arg("no-such-target").arg(&sample.crash).assert().code(4);
     assert_stderr_contains(&assert, "no fuzz target named `no-such-target`");
-    assert_stderr_contains(&assert, "image, nest, rle, scene, tlv, vm");
+    assert_stderr_contains(&assert, "image, nest, rle, scene, tlv, triage, vm");
 }
 
 #[test]
@@ -716,7 +719,7 @@ fn the_readme_repeats_the_exit_code_table() {
         .filter_map(|l| l.strip_prefix("//! | "))
         .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))
         .collect();
-    assert_eq!(rows.len(), 7, "the enum's table has a row per exit code");
+    assert_eq!(rows.len(), 8, "the enum's table has a row per exit code");
     for row in rows {
         assert!(readme.contains(&format!("| {row}")), "README.md lacks the exit-code row `| {row}`");
     }

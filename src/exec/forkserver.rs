@@ -41,7 +41,6 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use cmc_protocol::{ChildResult, Hello, Layout, Request, Response, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION};
 use memmap2::MmapMut;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
@@ -53,6 +52,7 @@ use nix::unistd::{pipe2, Pid};
 use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
+use crate::protocol::{ChildResult, Hello, Layout, Request, Response, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION};
 
 /// How long a freshly started harness has to send its handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -291,16 +291,6 @@ impl ForkServerExecutor {
         self.last_result.as_ref()
     }
 
-    /// The examples the last test's child recorded (values built by derived
-    /// `Arbitrary` impls, in the order they were entered: parents first), with
-    /// absolute spans of the last input. Values still being built when the
-    /// child stopped, and records that do not fit the input, are left out;
-    /// empty when nothing was recorded or the result could not be read.
-    pub fn examples(&self) -> Vec<crate::reduce::Example> {
-        let input_len = self.shm.layout.read_input(&self.shm.map).map_or(0, <[u8]>::len);
-        self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len))
-    }
-
     /// The scratch directory (removed on drop).
     pub fn scratch_dir(&self) -> &Path {
         self.scratch.path()
@@ -529,6 +519,16 @@ impl ForkServerExecutor {
 }
 
 impl Executor for ForkServerExecutor {
+    /// The examples the last test's child recorded (values built by derived
+    /// `Arbitrary` impls, in the order they were entered: parents first), with
+    /// absolute spans of the last input. Values still being built when the
+    /// child stopped, and records that do not fit the input, are left out;
+    /// empty when nothing was recorded or the result could not be read.
+    fn examples(&self) -> Vec<crate::reduce::Example> {
+        let input_len = self.shm.layout.read_input(&self.shm.map).map_or(0, <[u8]>::len);
+        self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len))
+    }
+
     fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
         self.make_room(input.len())?;
         let mut lost = Vec::new();
@@ -617,7 +617,7 @@ fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Exa
     result
         .examples
         .iter()
-        .filter(|record| record.front.1 != cmc_protocol::OPEN_END)
+        .filter(|record| record.front.1 != crate::protocol::OPEN_END)
         .filter_map(|record| {
             let label = labels.get(record.label as usize).unwrap_or(&unknown).clone();
             Some(crate::reduce::Example::new(span(record.front)?, span(record.back)?, label, record.depth))
@@ -737,7 +737,7 @@ mod tests {
 
     #[test]
     fn example_records_become_examples_and_open_or_stray_ones_are_dropped() {
-        use cmc_protocol::{ExampleRecord, OPEN_END};
+        use crate::protocol::{ExampleRecord, OPEN_END};
         let record = |front, back, label, depth| ExampleRecord { front, back, label, depth };
         let result = ChildResult {
             examples: vec![

@@ -73,7 +73,7 @@ pub struct Panic {
 
 impl Panic {
     /// The fork server's record of a panic.
-    pub fn from_record(record: &cmc_protocol::PanicRecord) -> Panic {
+    pub fn from_record(record: &crate::protocol::PanicRecord) -> Panic {
         let location = (record.line != 0 && !record.file.is_empty())
             .then(|| format!("{}:{}:{}", record.file, record.line, record.column));
         Panic { message: record.message.clone(), location }
@@ -92,4 +92,10 @@ pub trait Executor {
     /// Runs it once. An `Err` means the run itself failed (the program could
     /// not be started, the input could not be written), not that it crashed.
     fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome>;
+
+    /// The structure the last run recorded (the values `arbitrary` built, in a
+    /// fork-server harness); none for executors that cannot know.
+    fn examples(&self) -> Vec<crate::reduce::Example> {
+        Vec::new()
+    }
 }

@@ -12,8 +12,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use cmc_protocol::CrashFrames;
-
+use crate::protocol::CrashFrames;
 use crate::signature::parse::{Frame, TraceFrame};
 
 /// The tools, in order of preference.

@@ -10,6 +10,7 @@ use anyhow::{anyhow, Context};
 use toml_edit::Item;
 
 use super::arbitrary_shim::{self, Support, ARBITRARY};
+use super::embedded;
 use super::locate::{read_toml, FuzzProject};
 use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
@@ -105,7 +106,7 @@ impl BuildFlags {
 }
 
 /// How to build the harness.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct BuildOptions {
     /// The flags `cargo fuzz build` would take.
     pub flags: BuildFlags,
@@ -113,27 +114,8 @@ pub struct BuildOptions {
     pub scratch_dir: Option<PathBuf>,
     /// cargo's target directory; by default `<scratch dir>/target`.
     pub target_dir: Option<PathBuf>,
-    /// The runtime crate (`cargo-minimize-crash-runtime`) the stand-in links.
-    pub runtime_dir: PathBuf,
     /// Show cargo's progress lines on stderr as they come (the first build takes a while).
     pub echo: bool,
-}
-
-impl Default for BuildOptions {
-    fn default() -> Self {
-        BuildOptions {
-            flags: BuildFlags::default(),
-            scratch_dir: None,
-            target_dir: None,
-            runtime_dir: default_runtime_dir(),
-            echo: false,
-        }
-    }
-}
-
-/// The runtime crate's source in this repository.
-pub fn default_runtime_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("crates/runtime")
 }
 
 /// A built harness.
@@ -161,14 +143,6 @@ pub struct Harness {
 pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions) -> Result<Harness, ProjectError> {
     let start = Instant::now();
     project.target(target)?;
-    if !options.runtime_dir.join("Cargo.toml").is_file() {
-        return Err(anyhow!(
-            "the fork-server runtime's source is missing (expected {}): this copy of cargo-minimize-crash \
-             cannot build harnesses; use --exec",
-            options.runtime_dir.display()
-        )
-        .into());
-    }
     let cargo = cargo_program();
     let host = host_triple(project)?;
     let scratch = match &options.scratch_dir {
@@ -177,9 +151,11 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     };
     let layout = Layout::new(scratch);
 
-    let (standin, patch) = prepare_standin(project, &layout, &cargo, &host, &options.runtime_dir)?;
+    // The runtime compiled into this binary, not a checkout's: an installed copy has none.
+    let runtime = embedded::write_runtime(&layout.root)?;
+    let (standin, patch) = prepare_standin(project, &layout, &cargo, &host, &runtime)?;
     let mut patches = vec![patch];
-    let shim = prepare_arbitrary_shim(project, &layout, &options.runtime_dir)?;
+    let shim = prepare_arbitrary_shim(project, &layout, &runtime)?;
     let arbitrary = shim.map(|(patch, version)| {
         patches.push(patch);
         version
@@ -648,7 +624,7 @@ mod tests {
         let project = FuzzProject::locate(None, &repo()).unwrap();
         assert_eq!(project.fuzz_dir, fuzz);
         let unknown = project.target("nope").unwrap_err();
-        assert!(unknown.to_string().contains("image, nest, rle, scene, tlv, vm"), "{unknown}");
+        assert!(unknown.to_string().contains("image, nest, rle, scene, tlv, triage, vm"), "{unknown}");
 
         let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
         let harness = build_harness(&project, "tlv", &options).unwrap_or_else(|e| panic!("{e}"));
@@ -682,7 +658,7 @@ mod tests {
     fn the_typed_scene_harness_records_derived_values_as_nested_examples() {
         use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
         use crate::exec::Executor;
-        use cmc_protocol::ResultKind;
+        use crate::protocol::ResultKind;
 
         let fuzz = repo().join("fuzz");
         let before = snapshot(&fuzz);

@@ -9,6 +9,8 @@
 //!    fork server;
 //!    and [`arbitrary_shim`]: the user's `arbitrary`, re-exported by a crate
 //!    that records where each derived value was read from the input;
+//!    both link the runtime, which [`embedded`] writes out from the copy
+//!    compiled into this binary;
 //! 3. [`scratch`]: a copy of the fuzz manifest with absolute paths, an empty
 //!    `[workspace]`, the user's lockfile and a `[patch]` pointing at the stand-in;
 //! 4. [`harness`]: `cargo build` of that workspace with cargo-fuzz's flags, the
@@ -18,6 +20,7 @@
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
 pub mod arbitrary_shim;
+pub mod embedded;
 pub mod harness;
 pub mod locate;
 pub mod scratch;

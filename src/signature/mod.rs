@@ -192,6 +192,19 @@ impl Signature {
                 && level != Level::Strict)
     }
 
+    /// Only what `level` compares, the rest cleared: two signatures match at
+    /// `level` exactly when these are equal, so it keys a map of bugs. Under
+    /// `any` every crash is one bug, keyed by exit code 0 (never a crash).
+    pub fn at_level(&self, level: Level) -> Signature {
+        let kind = self.kind.clone();
+        match level {
+            Level::Strict => self.clone(),
+            Level::Default => Signature { kind, location: self.location.clone(), message: None },
+            Level::Loose => Signature { kind, location: None, message: None },
+            Level::Any => Signature { kind: Kind::Exit { code: 0 }, location: None, message: None },
+        }
+    }
+
     /// Whether `other` is the same crash as `self` at `level`.
     pub fn matches(&self, other: &Signature, level: Level) -> bool {
         match level {

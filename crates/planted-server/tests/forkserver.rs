@@ -5,8 +5,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use cargo_minimize_crash::exec::{Executor, ForkServerConfig, ForkServerExecutor, HandshakeError, Outcome, Status};
+use cargo_minimize_crash::protocol::{ResultKind, ENV_VAR};
 use cargo_minimize_crash::signature::{Kind, Level, Signature};
-use cmc_protocol::{ResultKind, ENV_VAR};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 

@@ -7,6 +7,9 @@
 //! called by the cargo-fuzz project in `fuzz/` and by the `planted-replay`
 //! binary, which replays one input the way `./fuzz_target -runs=1 FILE` does.
 //!
+//! [`triage`] puts four of them behind one target: its first byte picks the
+//! parser, so one fuzz target has six distinct bugs (a batch of artifacts).
+//!
 //! One more, [`indexed`], is not in [`TARGETS`]: its bug is a heap read one
 //! past a buffer, which only AddressSanitizer reports (fuzz target
 //! `asan_overread`, minimized with `--sanitizer address`).
@@ -22,6 +25,7 @@ pub mod nest;
 pub mod rle;
 pub mod scene;
 pub mod tlv;
+pub mod triage;
 pub mod vm;
 
 use std::fmt;
@@ -70,6 +74,11 @@ pub const TARGETS: &[Target] = &[
         name: "vm",
         bug: "abort on a double free (and a wild write through a null slot)",
         run: |d| vm::run(d).map(drop),
+    },
+    Target {
+        name: "triage",
+        bug: "first byte picks tlv, image, vm or rle: all six of their bugs in one target",
+        run: triage::run,
     },
 ];
 

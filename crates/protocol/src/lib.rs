@@ -54,6 +54,9 @@
 
 #![deny(missing_docs)]
 
+// cargo-minimize-crash compiles these same files as its `protocol` module
+// (`#[path]`, so that its package carries them): name this crate's root
+// `super::` in the submodules, never `crate::`.
 pub mod message;
 pub mod shm;
 pub mod start;

@@ -1,6 +1,6 @@
 //! The messages on the two pipes: fixed 16-byte records, a 4-byte tag then three little-endian 32-bit fields.
 
-use crate::{get_u32, need, put_u32, DecodeError};
+use super::{get_u32, need, put_u32, DecodeError};
 
 /// The size of every message, in both directions (below `PIPE_BUF`, so a write is atomic).
 pub const MESSAGE_LEN: usize = 16;
@@ -15,7 +15,7 @@ const TAG_FORK_FAILED: [u8; 4] = *b"cmcE";
 /// The server's first message: who it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Hello {
-    /// The protocol version the server speaks ([`crate::VERSION`] when it matches ours).
+    /// The protocol version the server speaks ([`super::VERSION`] when it matches ours).
     pub version: u32,
     /// The server's process id.
     pub pid: i32,
@@ -138,7 +138,7 @@ mod tests {
             assert_eq!(Request::decode(&request.encode()), Ok(request));
         }
         let responses = [
-            Response::Hello(Hello { version: crate::VERSION, pid: 4242, threads: 1 }),
+            Response::Hello(Hello { version: super::super::VERSION, pid: 4242, threads: 1 }),
             Response::Started { seq: 7, pid: i32::MAX },
             Response::Finished { seq: 7, wait_status: 0x86, max_rss_kib: 2048 },
             Response::Finished { seq: 8, wait_status: -1, max_rss_kib: u32::MAX },

@@ -28,7 +28,7 @@
 //! signal, where the main executable is loaded (PIE), and raw addresses, the
 //! interrupted instruction first, then return addresses.
 
-use crate::{get_u32, need, put_u32, DecodeError};
+use super::{get_u32, need, put_u32, DecodeError, VERSION};
 
 /// The first bytes of the file.
 pub const SHM_MAGIC: [u8; 8] = *b"cmc-shm\0";
@@ -229,7 +229,7 @@ impl Layout {
         assert!(shm.len() >= self.total_len(), "shared memory smaller than its layout");
         shm[..HEADER_LEN].fill(0);
         shm[..8].copy_from_slice(&SHM_MAGIC);
-        put_u32(shm, H_VERSION, crate::VERSION);
+        put_u32(shm, H_VERSION, VERSION);
         put_u32(shm, H_INPUT_CAPACITY, self.input_capacity);
         put_u32(shm, H_EXAMPLE_CAPACITY, self.example_capacity);
         put_u32(shm, H_LABEL_CAPACITY, self.label_capacity);
@@ -244,8 +244,8 @@ impl Layout {
             return Err(DecodeError::BadMagic { what: "shared-memory file" });
         }
         let version = get_u32(shm, H_VERSION);
-        if version != crate::VERSION {
-            return Err(DecodeError::UnsupportedVersion { found: version, expected: crate::VERSION });
+        if version != VERSION {
+            return Err(DecodeError::UnsupportedVersion { found: version, expected: VERSION });
         }
         let layout = Layout {
             input_capacity: get_u32(shm, H_INPUT_CAPACITY),

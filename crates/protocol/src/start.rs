@@ -1,4 +1,4 @@
-//! How the server is started: the value of [`crate::ENV_VAR`], naming the pipes, the output and the shared memory.
+//! How the server is started: the value of [`super::ENV_VAR`], naming the pipes, the output and the shared memory.
 //!
 //! The format is one line of text, fields in this order:
 //!
@@ -17,7 +17,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 
-use crate::DecodeError;
+use super::{DecodeError, VERSION};
 
 /// Everything the server needs to start.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,14 +30,14 @@ pub struct StartInfo {
     pub status_fd: i32,
     /// The descriptor the children's stderr goes to; `None` for `/dev/null`.
     pub output_fd: Option<i32>,
-    /// The shared-memory file (see [`crate::shm`]).
+    /// The shared-memory file (see [`super::shm`]).
     pub shm_path: PathBuf,
 }
 
 impl StartInfo {
     /// Start-up information for this protocol version.
     pub fn new(control_fd: i32, status_fd: i32, output_fd: Option<i32>, shm_path: impl Into<PathBuf>) -> Self {
-        StartInfo { version: crate::VERSION, control_fd, status_fd, output_fd, shm_path: shm_path.into() }
+        StartInfo { version: VERSION, control_fd, status_fd, output_fd, shm_path: shm_path.into() }
     }
 
     /// The environment variable's value.

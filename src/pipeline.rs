@@ -1,0 +1,200 @@
+//! The steps of minimizing one crash, shared by the single-input run and every batch worker: run the original a few times, reduce while the crash stays the same (noting other crashes met on the way), run the result again.
+
+use std::collections::HashMap;
+
+use crate::exec::{Executor, Outcome};
+use crate::reduce::{reduce_from, Fallible, Observer, ReduceOptions, Reduction, TestCase, Verdict};
+use crate::signature::{Level, Signature};
+
+/// How many times the original runs before reducing, to catch a flaky target.
+pub const INITIAL_RUNS: usize = 3;
+
+/// What the first runs of an input showed.
+#[derive(Debug)]
+pub struct Runs {
+    /// Every run's outcome, in order.
+    pub outcomes: Vec<Outcome>,
+    /// Every run's crash (`None`: no crash).
+    pub signatures: Vec<Option<Signature>>,
+}
+
+impl Runs {
+    /// The most common crash at `level` and how many runs had it (the
+    /// earliest wins ties); `None` when no run crashed.
+    pub fn majority(&self, level: Level) -> Option<(&Signature, usize)> {
+        let crashes = || self.signatures.iter().flatten();
+        crashes()
+            .map(|s| (s, crashes().filter(|other| s.matches(other, level)).count()))
+            // max_by_key keeps the last of equals; reverse so the earliest run wins ties.
+            .rev()
+            .max_by_key(|&(_, count)| count)
+    }
+
+    /// How many runs crashed as `expected` at `level`.
+    pub fn matching(&self, expected: &Signature, level: Level) -> usize {
+        self.signatures.iter().flatten().filter(|s| expected.matches(s, level)).count()
+    }
+}
+
+/// Runs `input` `times` times, stopping early when `stop` says so.
+pub fn run_times<E: Executor + ?Sized>(
+    executor: &mut E,
+    input: &[u8],
+    times: usize,
+    stop: impl Fn() -> bool,
+) -> anyhow::Result<Runs> {
+    let mut runs = Runs { outcomes: Vec::with_capacity(times), signatures: Vec::with_capacity(times) };
+    for _ in 0..times {
+        let outcome = executor.run(input)?;
+        runs.signatures.push(Signature::of(&outcome));
+        runs.outcomes.push(outcome);
+        if stop() {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
+/// The crash a reduction keeps.
+#[derive(Clone, Copy, Debug)]
+pub struct Target<'a> {
+    /// The crash.
+    pub expected: &'a Signature,
+    /// How closely candidates must match it.
+    pub level: Level,
+    /// Use the structure the executor records.
+    pub structure: bool,
+}
+
+/// Crashes other than the one being kept, met while reducing (slips): the
+/// smallest input seen for each, by signature at the run's level.
+#[derive(Debug, Default)]
+pub struct Slips {
+    found: HashMap<Signature, Vec<u8>>,
+    order: Vec<Signature>,
+}
+
+impl Slips {
+    /// Notes that `input` crashed as `signature`.
+    pub fn note(&mut self, signature: Signature, level: Level, input: &[u8]) {
+        let key = signature.at_level(level);
+        match self.found.get_mut(&key) {
+            Some(smallest) if (input.len(), input) < (smallest.len(), smallest.as_slice()) => {
+                *smallest = input.to_vec();
+            }
+            Some(_) => {}
+            None => {
+                self.order.push(key.clone());
+                self.found.insert(key, input.to_vec());
+            }
+        }
+    }
+
+    /// The crashes met, in the order first met, each with its smallest input.
+    pub fn into_found(mut self) -> Vec<(Signature, Vec<u8>)> {
+        self.order.into_iter().map(|s| (s.clone(), self.found.remove(&s).unwrap_or_default())).collect()
+    }
+}
+
+/// Reduces `initial` while it crashes as `target` says; other crashes go to
+/// `slips`. The first test of `initial` is taken as interesting (its runs
+/// showed the crash), as the reducer always does.
+pub fn reduce_crash<E: Executor + ?Sized>(
+    executor: &mut E,
+    initial: TestCase,
+    target: Target,
+    options: &ReduceOptions,
+    observer: &mut impl Observer,
+    slips: &mut Slips,
+) -> Reduction {
+    let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
+        let outcome = executor.run(candidate)?;
+        let Some(actual) = Signature::of(&outcome) else { return Ok(Verdict::Boring) };
+        if !target.expected.matches(&actual, target.level) {
+            slips.note(actual, target.level, candidate);
+            return Ok(Verdict::Boring);
+        }
+        Ok(Verdict::Interesting(if target.structure { executor.examples() } else { Vec::new() }))
+    });
+    reduce_from(initial, oracle, options, observer)
+}
+
+/// The test case to start from: the input with the structure its last run
+/// recorded (run it last before calling this).
+pub fn initial_test_case<E: Executor + ?Sized>(executor: &E, input: &[u8], structure: bool) -> TestCase {
+    TestCase::new(input.to_vec(), if structure { executor.examples() } else { Vec::new() })
+}
+
+/// Whether `outcome` is the crash `expected` at `level`.
+pub fn same_crash(expected: &Signature, outcome: &Outcome, level: Level) -> bool {
+    Signature::of(outcome).is_some_and(|actual| expected.matches(&actual, level))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::exec::Status;
+    use crate::signature::Kind;
+
+    /// Panics at a location named by the input's first byte; no crash on `0`.
+    struct ByFirstByte(VecDeque<u8>);
+
+    impl Executor for ByFirstByte {
+        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
+            self.0.extend(input.first());
+            let stderr = match input.first() {
+                Some(0) | None => String::new(),
+                Some(b) => format!("thread 'main' panicked at src/lib.rs:{b}:1:\nboom\n"),
+            };
+            let code = if stderr.is_empty() { 0 } else { 101 };
+            Ok(Outcome {
+                status: Status::Exited(code),
+                stderr: stderr.into_bytes(),
+                duration: Duration::ZERO,
+                panic: None,
+                frames: None,
+            })
+        }
+    }
+
+    #[test]
+    fn the_majority_crash_wins_and_the_earliest_breaks_ties() {
+        let mut executor = ByFirstByte(VecDeque::new());
+        let runs = run_times(&mut executor, b"\x07rest", 3, || false).unwrap();
+        let (signature, count) = runs.majority(Level::Default).unwrap();
+        assert_eq!((signature.location.as_deref(), count), (Some("src/lib.rs:7:1"), 3));
+        assert_eq!(runs.matching(signature, Level::Default), 3);
+        let none = run_times(&mut executor, b"\x00", 2, || false).unwrap();
+        assert!(none.majority(Level::Default).is_none());
+    }
+
+    #[test]
+    fn a_reduction_keeps_its_crash_and_notes_the_smallest_input_of_each_other_crash() {
+        let mut executor = ByFirstByte(VecDeque::new());
+        let expected = run_times(&mut executor, b"\x05", 1, || false).unwrap().signatures[0].clone().unwrap();
+        let mut slips = Slips::default();
+        let target = Target { expected: &expected, level: Level::Default, structure: false };
+        let initial = TestCase::new(b"\x05\x09\x07\x07".to_vec(), Vec::new());
+        let reduction = reduce_crash(
+            &mut executor,
+            initial,
+            target,
+            &ReduceOptions::default(),
+            &mut crate::reduce::Quiet,
+            &mut slips,
+        );
+        assert_eq!(reduction.best.bytes, b"\x05");
+        let found = slips.into_found();
+        assert!(!found.is_empty(), "the reducer met other panics on the way");
+        for (signature, input) in &found {
+            assert_eq!(signature.kind, Kind::Panic);
+            assert_ne!(signature.location, expected.location);
+            let mut check = ByFirstByte(VecDeque::new());
+            let outcome = check.run(input).unwrap();
+            assert!(same_crash(signature, &outcome, Level::Default), "a slip's input shows its crash");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The batch mode end to end on a generated artifacts directory of the `triage` target (six planted bugs, several inputs each, a hang, a file that does not crash and an empty one): one reproducer per bug, the reports validated by real validators, reruns, a SIGKILL mid-run, shards and their merge.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use super::*;
+
+#[path = "../support/validators.rs"]
+mod validators;
+
+/// `planted-artifacts`, built once per test run like `planted-replay`.
+fn planted_artifacts() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    PATH.get_or_init(|| planted_binary("planted-artifacts"))
+}
+
+/// A generated artifacts directory and what each file is (`tlv-index`, `no-crash`, ...).
+struct Artifacts {
+    dir: TempDir,
+    bugs: BTreeMap<String, String>,
+}
+
+impl Artifacts {
+    fn path(&self) -> PathBuf {
+        self.dir.path().join("artifacts")
+    }
+
+    /// The crashing files of each bug, by bug name.
+    fn by_bug(&self) -> BTreeMap<String, BTreeSet<String>> {
+        let mut by_bug: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (file, bug) in &self.bugs {
+            if bug != "no-crash" && bug != "empty" {
+                by_bug.entry(bug.clone()).or_default().insert(file.clone());
+            }
+        }
+        by_bug
+    }
+}
+
+fn generate() -> Artifacts {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("artifacts");
+    let output = Command::new(planted_artifacts())
+        .arg(&out)
+        .args(["--per-bug", "4", "--seed", "7", "--replay"])
+        .arg(planted_replay())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "planted-artifacts failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let bugs = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| l.split_once('\t').expect("FILE<TAB>BUG"))
+        .map(|(file, bug)| (out.join(Path::new(file).file_name().unwrap()).display().to_string(), bug.to_owned()))
+        .collect();
+    Artifacts { dir, bugs }
+}
+
+/// A finished batch run: its exit code, stderr and report.
+struct BatchRun {
+    code: Option<i32>,
+    stderr: String,
+    report: Value,
+}
+
+fn batch(args: &[&str], inputs: &[&Path], output: &Path) -> BatchRun {
+    let _lock = harness_lock();
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(root())
+        .args(["--timeout", "500ms"])
+        .args(args)
+        .arg("-o")
+        .arg(output)
+        .arg("triage")
+        .args(inputs)
+        .assert();
+    let out = assert.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let text = std::fs::read(output.join("report.json")).unwrap_or_else(|e| panic!("no report.json ({e}):\n{stderr}"));
+    BatchRun { code: out.status.code(), stderr, report: serde_json::from_slice(&text).unwrap() }
+}
+
+/// The generated directory and one plain batch run over it, shared by the tests.
+fn triaged() -> &'static (Artifacts, TempDir, BatchRun) {
+    static RUN: OnceLock<(Artifacts, TempDir, BatchRun)> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let artifacts = generate();
+        let out = tempfile::tempdir().unwrap();
+        let run = batch(&[], &[&artifacts.path()], out.path());
+        (artifacts, out, run)
+    })
+}
+
+/// Each bug found from inputs, by its member files (representative and duplicates).
+fn members(report: &Value) -> BTreeMap<BTreeSet<String>, Value> {
+    report["bugs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| b["found_by"]["how"] == "input")
+        .map(|b| {
+            let mut files: BTreeSet<String> = BTreeSet::new();
+            files.insert(b["representative"].as_str().unwrap().to_owned());
+            files.extend(b["duplicates"].as_array().unwrap().iter().map(|d| d.as_str().unwrap().to_owned()));
+            (files, b.clone())
+        })
+        .collect()
+}
+
+fn fingerprints(report: &Value, how: &str) -> BTreeSet<String> {
+    let bugs = report["bugs"].as_array().unwrap().iter();
+    bugs.filter(|b| b["found_by"]["how"] == how).map(|b| b["fingerprint"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_directory_of_artifacts_gives_one_minimized_reproducer_per_bug_with_its_duplicates() {
+    let (artifacts, out, run) = triaged();
+    assert_eq!(run.code, Some(7), "bugs found exits 7:\n{}", run.stderr);
+    let found = members(&run.report);
+    for (bug, files) in artifacts.by_bug() {
+        let entry = found
+            .get(&files)
+            .unwrap_or_else(|| panic!("{bug}: no bug has exactly its inputs {files:?}; found {:#?}", found.keys()));
+        assert_eq!(entry["status"], "minimized", "{bug}: {entry:#}");
+        let reproducer = out.path().join(entry["reproducer"].as_str().unwrap());
+        let size = std::fs::metadata(&reproducer).unwrap().len();
+        assert_eq!(entry["reproducer_size"], size, "{bug}");
+        assert!(size <= entry["original_size"].as_u64().unwrap(), "{bug}: never larger than its input");
+        if cargo_fuzz_installed() {
+            // The tool's own check: `cargo fuzz build triage`, then the binary on the reproducer.
+            assert_eq!(entry["libfuzzer"]["verified"], "yes", "{bug}: {entry:#}");
+        }
+    }
+    assert_eq!(found.len(), artifacts.by_bug().len(), "one bug per planted bug: {:#?}", run.report["bugs"]);
+    for bug in run.report["bugs"].as_array().unwrap().iter().filter(|b| b["found_by"]["how"] != "input") {
+        assert_eq!(bug["found_by"]["how"], "slip", "{bug:#}");
+    }
+    let skipped: BTreeMap<String, String> = run.report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["path"].as_str().unwrap().to_owned(), s["reason"]["reason"].as_str().unwrap().to_owned()))
+        .collect();
+    for (file, bug) in artifacts.bugs.iter().filter(|(_, bug)| *bug == "no-crash" || *bug == "empty") {
+        assert_eq!(skipped.get(file).map(String::as_str), Some(bug.as_str()), "{file}");
+    }
+    assert_eq!(run.report["totals"]["inputs"], artifacts.bugs.len());
+}
+
+#[test]
+fn the_reports_pass_a_json_schema_validator_and_the_sarif_multitool() {
+    let (_, out, run) = triaged();
+    assert!(run.code.is_some());
+    validators::validate_report_json(&out.path().join("report.json"));
+    validators::validate_sarif(&out.path().join("report.sarif"));
+    let markdown = std::fs::read_to_string(out.path().join("report.md")).unwrap();
+    for bug in run.report["bugs"].as_array().unwrap() {
+        assert!(markdown.contains(bug["id"].as_str().unwrap()), "report.md names every bug");
+    }
+}
+
+#[test]
+fn a_second_run_over_the_same_inputs_does_no_reduction() {
+    let (artifacts, out, first) = triaged();
+    let again = batch(&[], &[&artifacts.path()], out.path());
+    assert_eq!(again.code, first.code, "{}", again.stderr);
+    assert_eq!(fingerprints(&again.report, "input"), fingerprints(&first.report, "input"));
+    let bugs = first.report["bugs"].as_array().unwrap().len();
+    assert_eq!(again.stderr.matches("done in an earlier run").count(), bugs, "{}", again.stderr);
+    assert!(!again.stderr.contains(" inputs run,"), "{}", again.stderr);
+}
+
+#[test]
+fn a_run_killed_midway_loses_no_finished_bug_and_the_rerun_completes_it() {
+    let (artifacts, _, complete) = triaged();
+    let out = tempfile::tempdir().unwrap();
+    {
+        let _lock = harness_lock();
+        let mut child = Command::new(BIN)
+            .current_dir(root())
+            .args(["--timeout", "500ms", "--workers", "1", "--no-verify-libfuzzer", "-q", "-o"])
+            .arg(out.path())
+            .arg("triage")
+            .arg(artifacts.path())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let deadline = Instant::now() + Duration::from_secs(300);
+        let finished = || {
+            std::fs::read_dir(out.path())
+                .ok()
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.path().join("bug.json").exists())
+        };
+        while !finished() {
+            assert!(child.try_wait().unwrap().is_none(), "the run ended before a bug was finished");
+            assert!(Instant::now() < deadline, "no bug finished within 300 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+    let kept: Vec<PathBuf> = std::fs::read_dir(out.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("bug.json").exists())
+        .collect();
+    assert!(!kept.is_empty());
+    for bug in &kept {
+        assert!(bug.join("reproducer").is_file(), "{} lost its reproducer", bug.display());
+    }
+    let rerun = batch(&["--no-verify-libfuzzer"], &[&artifacts.path()], out.path());
+    assert_eq!(rerun.code, Some(7), "{}", rerun.stderr);
+    assert!(rerun.stderr.matches("done in an earlier run").count() >= kept.len(), "{}", rerun.stderr);
+    assert_eq!(fingerprints(&rerun.report, "input"), fingerprints(&complete.report, "input"));
+}
+
+#[test]
+fn two_shards_merged_give_the_same_bugs_as_one_unsharded_run() {
+    let (artifacts, _, complete) = triaged();
+    let dir = tempfile::tempdir().unwrap();
+    let shard = |i: u32| {
+        let out = dir.path().join(format!("shard-{i}"));
+        let run = batch(&["--shard", &format!("{i}/2"), "--no-verify-libfuzzer"], &[&artifacts.path()], &out);
+        assert!(matches!(run.code, Some(0 | 7)), "{}", run.stderr);
+        assert_eq!(run.report["shard"]["index"], i);
+        out
+    };
+    let (one, two) = (shard(1), shard(2));
+    let merged = dir.path().join("merged");
+    let assert = tool().arg("--merge").arg("-o").arg(&merged).arg(&one).arg(&two).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(7), "{stderr}");
+    let report: Value = serde_json::from_slice(&std::fs::read(merged.join("report.json")).unwrap()).unwrap();
+    assert_eq!(fingerprints(&report, "input"), fingerprints(&complete.report, "input"));
+    assert_eq!(members(&report).keys().collect::<Vec<_>>(), members(&complete.report).keys().collect::<Vec<_>>());
+    assert_eq!(report["totals"]["inputs"], complete.report["totals"]["inputs"]);
+    for bug in report["bugs"].as_array().unwrap() {
+        assert!(merged.join(bug["reproducer"].as_str().unwrap()).is_file(), "{bug:#}");
+    }
+    validators::validate_report_json(&merged.join("report.json"));
+}

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
 
-use crate::batch::model::{BatchReport, Bug, BugStatus};
+use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy};
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::output::write_atomically;
 
@@ -89,16 +89,22 @@ fn merge(reports: &[(PathBuf, BatchReport)], output: &Path) -> anyhow::Result<Ba
     Ok(merged)
 }
 
-/// Whether `a`'s reproducer is better than `b`'s: minimized first, then smaller.
+/// Whether `a` is a better entry than `b`: found from inputs before met as a
+/// slip (a shard without the bug's inputs can still slip into it), then
+/// minimized, then the smaller reproducer.
 fn better(a: &Bug, b: &Bug) -> bool {
-    let rank = |bug: &Bug| (bug.status != BugStatus::Minimized, bug.reproducer_size.unwrap_or(usize::MAX));
+    let rank = |bug: &Bug| {
+        let slip = matches!(bug.found_by, FoundBy::Slip { .. });
+        (slip, bug.status != BugStatus::Minimized, bug.reproducer_size.unwrap_or(usize::MAX))
+    };
     rank(a) < rank(b)
 }
 
-/// `other`'s inputs become `bug`'s duplicates.
+/// `other`'s inputs become `bug`'s duplicates (a slip's input is no input of the user's).
 fn add_members(bug: &mut Bug, other: &Bug) {
-    let mut names: Vec<String> =
-        std::iter::once(other.representative.clone()).chain(other.duplicates.clone()).collect();
+    let slip = matches!(other.found_by, FoundBy::Slip { .. });
+    let representative = (!slip).then(|| other.representative.clone());
+    let mut names: Vec<String> = representative.into_iter().chain(other.duplicates.clone()).collect();
     names.retain(|n| *n != bug.representative && !bug.duplicates.contains(n));
     bug.duplicates.extend(names);
 }
@@ -121,4 +127,47 @@ fn copy_bug(dir: &Path, output: &Path, bug: &mut Bug) -> anyhow::Result<()> {
     let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()).display().to_string();
     bug.reproduce = bug.reproduce.replace(&absolute(&from), &absolute(&to));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signature::{Kind, Signature};
+
+    fn bug(representative: &str, duplicates: &[&str], found_by: FoundBy, size: usize) -> Bug {
+        Bug {
+            id: "t-timeout-0123456789".into(),
+            target: "t".into(),
+            fingerprint: "f".into(),
+            signature: Signature { kind: Kind::Timeout, location: None, message: None },
+            title: "timeout".into(),
+            status: BugStatus::Minimized,
+            found_by,
+            location: None,
+            reproducer: Some("t-timeout-0123456789/reproducer".into()),
+            reproducer_size: Some(size),
+            representative: representative.into(),
+            original_size: 100,
+            duplicates: duplicates.iter().map(|d| d.to_string()).collect(),
+            value: None,
+            tests: 1,
+            seconds: 0.0,
+            verified: Some(true),
+            libfuzzer: None,
+            reproduce: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_bug_found_from_inputs_wins_over_the_same_bug_met_as_a_slip_whose_input_is_not_listed() {
+        let slip = bug("t-timeout-0123456789/original", &[], FoundBy::Slip { while_minimizing: "x".into() }, 3);
+        let mut input = bug("timeout-1", &["timeout-2"], FoundBy::Input, 7);
+        assert!(better(&input, &slip) && !better(&slip, &input), "inputs first, whatever the size");
+        add_members(&mut input, &slip);
+        assert_eq!(input.duplicates, ["timeout-2"]);
+        let mut small = bug("timeout-3", &[], FoundBy::Input, 2);
+        assert!(better(&small, &input));
+        add_members(&mut small, &input);
+        assert_eq!(small.duplicates, ["timeout-1", "timeout-2"]);
+    }
 }

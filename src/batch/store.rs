@@ -1,11 +1,13 @@
 //! The output directory: a folder per bug (reproducer, `{:#?}` rendering, a state file written last), the triage cache and the reports, every file written atomically so a kill loses nothing finished and a rerun skips what is done.
 //!
+//! ```text
 //!     DIR/report.json, report.md, report.sarif
 //!     DIR/<bug id>/reproducer        the minimized input
 //!     DIR/<bug id>/value.txt         a typed target's rendering
 //!     DIR/<bug id>/original          a slip's input (it has no file of its own)
 //!     DIR/<bug id>/bug.json          the bug's report entry and its cache key: the bug is done
 //!     DIR/.minimize-crash/triage-<key>.json   each input's crash, by content hash
+//! ```
 
 use std::collections::BTreeMap;
 use std::fs;

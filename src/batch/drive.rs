@@ -130,11 +130,7 @@ fn group(target: &str, inputs: &[Input], crashes: &Crashes, ctx: &mut Context) -
     ctx.report.totals.crashing += crashing;
     ctx.status.found += groups.list.len();
     let bugs = groups.list.len();
-    ctx.status.line(&format!(
-        "{target}: {} inputs, {crashing} crash: {bugs} distinct bugs{}",
-        inputs.len(),
-        if bugs > 0 { "; minimizing one input of each" } else { "" }
-    ));
+    ctx.status.line(&format!("{target}: {} crash: {}", counted(inputs.len(), "input"), counted(bugs, "distinct bug")));
     groups
 }
 
@@ -262,4 +258,9 @@ fn locate(
 ) -> Option<crate::batch::model::SourceLocation> {
     let location = signature.location.as_deref()?;
     source_location(location, repository_root, fuzz_dir.unwrap_or(repository_root))
+}
+
+/// `1 bug`, `2 bugs`.
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

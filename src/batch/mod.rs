@@ -182,22 +182,17 @@ fn finish(ctx: Context, options: &Options, interrupt: &Interrupt) -> Result<Exit
 /// One line: how many bugs, where the reports are.
 fn summary_line(report: &BatchReport, dir: &Path) -> String {
     let t = &report.totals;
+    let inputs = drive::counted(t.inputs, "input");
     if t.bugs == 0 {
-        return format!(
-            "no crash in {} inputs ({} skipped); report: {}",
-            t.inputs,
-            t.skipped,
-            dir.join("report.md").display()
-        );
+        return format!("no crash in {inputs} ({} skipped); report: {}", t.skipped, dir.join("report.md").display());
     }
     format!(
-        "{} bugs in {} crashing inputs of {} ({} minimized, {} not reproducible, {} inputs skipped); reports in {}",
-        t.bugs,
-        t.crashing,
-        t.inputs,
+        "{} in {} of {inputs} ({} minimized, {} not reproducible, {} skipped); reports in {}",
+        drive::counted(t.bugs, "bug"),
+        drive::counted(t.crashing, "crashing input"),
         t.minimized,
         t.not_reproducible,
-        t.skipped,
+        drive::counted(t.skipped, "input"),
         dir.display()
     )
 }

@@ -249,3 +249,109 @@ fn two_shards_merged_give_the_same_bugs_as_one_unsharded_run() {
     }
     validators::validate_report_json(&merged.join("report.json"));
 }
+
+#[test]
+fn an_exec_batch_groups_the_commands_crashes_the_same_way() {
+    let (artifacts, _, _) = triaged();
+    let out = tempfile::tempdir().unwrap();
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(out.path())
+        .args(["--timeout", "500ms", "--exec", &exec_line("triage"), "-o", "triaged", "triage"])
+        .arg(artifacts.path())
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(7), "{stderr}");
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("triaged/report.json")).unwrap()).unwrap();
+    let found = members(&report);
+    let expected: BTreeSet<BTreeSet<String>> = artifacts.by_bug().into_values().collect();
+    assert_eq!(found.keys().cloned().collect::<BTreeSet<_>>(), expected, "{stderr}");
+    for bug in found.values() {
+        assert_eq!(bug["target"], "triage");
+        assert!(bug["reproduce"].as_str().unwrap().contains("planted-replay"), "{bug:#}");
+    }
+}
+
+/// A copy of `fuzz/` at a fixed place under `target/tmp` (so its harness
+/// build is incremental across test runs), with the `planted` path absolute.
+fn fuzz_project_copy() -> PathBuf {
+    let project = root().join("target/tmp/batch-artifacts-project");
+    let fuzz = project.join("fuzz");
+    std::fs::create_dir_all(fuzz.join("fuzz_targets")).unwrap();
+    let planted = root().join("crates/planted");
+    let manifest = std::fs::read_to_string(root().join("fuzz/Cargo.toml"))
+        .unwrap()
+        .replace("path = \"../crates/planted\"", &format!("path = {:?}", planted.display().to_string()));
+    std::fs::write(fuzz.join("Cargo.toml"), manifest).unwrap();
+    std::fs::copy(root().join("fuzz/Cargo.lock"), fuzz.join("Cargo.lock")).unwrap();
+    for entry in std::fs::read_dir(root().join("fuzz/fuzz_targets")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), fuzz.join("fuzz_targets").join(entry.file_name())).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(fuzz.join("artifacts"));
+    fuzz
+}
+
+#[test]
+fn artifacts_of_every_target_are_triaged_without_a_target_and_our_own_files_are_never_inputs() {
+    let (artifacts, _, _) = triaged();
+    let _lock = harness_lock();
+    let fuzz = fuzz_project_copy();
+    let (tlv, triage) = (fuzz.join("artifacts/tlv"), fuzz.join("artifacts/triage"));
+    std::fs::create_dir_all(&tlv).unwrap();
+    std::fs::create_dir_all(&triage).unwrap();
+    let sample = Sample::copy("tlv");
+    std::fs::copy(&sample.crash, tlv.join(sample.crash.file_name().unwrap())).unwrap();
+    std::fs::write(tlv.join("minimized-from-0123"), b"our own output").unwrap();
+    std::fs::write(tlv.join("notes.txt"), b"not an artifact").unwrap();
+    let (file, bug) = artifacts.bugs.iter().find(|(_, bug)| *bug == "vm-double-free").unwrap();
+    std::fs::copy(file, triage.join(Path::new(file).file_name().unwrap())).unwrap();
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(fuzz.parent().unwrap())
+        .args(["--artifacts", "--no-verify-libfuzzer", "--timeout", "500ms", "--fuzz-dir"])
+        .arg(&fuzz)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(7), "{stderr}");
+    let out = fuzz.join("artifacts/minimize-crash");
+    let report: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let targets: BTreeSet<&str> =
+        report["bugs"].as_array().unwrap().iter().map(|b| b["target"].as_str().unwrap()).collect();
+    assert_eq!(targets, BTreeSet::from(["tlv", "triage"]), "{bug}: {stderr}");
+    assert_eq!(report["totals"]["inputs"], 2, "only libFuzzer's artifacts are inputs: {stderr}");
+    assert!(report["skipped"].as_array().unwrap().is_empty(), "{:#}", report["skipped"]);
+}
+
+#[test]
+fn a_bug_that_does_not_crash_again_is_reported_not_reproducible_with_exit_6() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = dir.path().join("inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    for name in ["crash-1", "crash-2"] {
+        std::fs::write(inputs.join(name), name).unwrap();
+    }
+    // Crashes (exit 3) the first time it runs only: a flaky target at its worst.
+    let marker = dir.path().join("ran-once");
+    let script = format!("if [ -e '{0}' ]; then exit 0; else touch '{0}'; exit 3; fi", marker.display());
+    let command = format!("sh -c {} sh @@", shell_words::quote(&script));
+    let assert = tool()
+        .current_dir(dir.path())
+        .args(["--exec", &command, "--workers", "1", "-o", "out", "flaky"])
+        .arg(&inputs)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(6), "{stderr}");
+    let report: Value = serde_json::from_slice(&std::fs::read(dir.path().join("out/report.json")).unwrap()).unwrap();
+    let bugs = report["bugs"].as_array().unwrap();
+    assert_eq!(bugs.len(), 1, "{report:#}");
+    assert_eq!(bugs[0]["status"], "not-reproducible", "{report:#}");
+    assert!(bugs[0]["reproducer"].is_null(), "no reproducer without a crash: {report:#}");
+    assert_eq!(
+        report["skipped"].as_array().unwrap().len(),
+        1,
+        "the second input ran after the first and did not crash"
+    );
+    assert!(stderr.contains("NOT REPRODUCIBLE"), "{stderr}");
+}

@@ -79,6 +79,11 @@ pub struct Cli {
     #[arg(long, conflicts_with = "exec", help_heading = BATCH)]
     pub artifacts: bool,
 
+    /// Batch mode: minimize every crashing input, not only one per bug (each duplicate gets a
+    /// reproducer of its own in its bug's folder).
+    #[arg(long, help_heading = BATCH)]
+    pub each: bool,
+
     /// Batch mode: tests run on this many workers at once, each with its own fork server
     /// [default: the number of cores].
     #[arg(long, value_name = "N", help_heading = BATCH, value_parser = clap::value_parser!(u32).range(1..))]
@@ -91,7 +96,7 @@ pub struct Cli {
 
     /// Join the output directories of several shards (the positional arguments) into the one given
     /// by -o: each bug once, with every shard's duplicates, and the reports.
-    #[arg(long, help_heading = BATCH, conflicts_with_all = ["artifacts", "shard", "exec"])]
+    #[arg(long, help_heading = BATCH, conflicts_with_all = ["artifacts", "each", "shard", "exec"])]
     pub merge: bool,
 
     /// Run COMMAND per test instead of building a harness. It is split into words

@@ -52,6 +52,8 @@ pub struct BatchOptions {
     pub artifacts: Artifacts,
     /// Input files and directories, as given.
     pub paths: Vec<PathBuf>,
+    /// Minimize every crashing input, not one per bug.
+    pub each: bool,
     /// Workers running tests at once.
     pub workers: usize,
     /// Only this shard of the inputs.
@@ -244,7 +246,7 @@ impl Positionals {
             t.clone().into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")).or_exit(Exit::Usage)
         };
         let mut words: Vec<PathBuf> = cli.target.iter().chain(&cli.crash).map(PathBuf::from).collect();
-        let flagged = cli.artifacts || cli.shard.is_some() || cli.merge || cli.workers.is_some();
+        let flagged = cli.artifacts || cli.each || cli.shard.is_some() || cli.merge || cli.workers.is_some();
         let exec = cli.exec.is_some();
         // With --exec the first word labels the run unless it is an input (or the only word).
         let first_is_target = match (exec, cli.merge) {
@@ -292,7 +294,8 @@ fn batch_options(cli: &Cli, paths: Vec<PathBuf>, has_target: bool) -> Result<Bat
     }
     let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Ok(BatchOptions { artifacts, paths, workers: cli.workers.map_or(cores, |w| w as usize), shard, merge: cli.merge })
+    let workers = cli.workers.map_or(cores, |w| w as usize);
+    Ok(BatchOptions { artifacts, paths, each: cli.each, workers, shard, merge: cli.merge })
 }
 
 /// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit

@@ -45,6 +45,7 @@ fn bug(id: &str, target: &str, kind: Kind, location: Option<&str>) -> Bug {
         verified: Some(true),
         libfuzzer: None,
         reproduce: format!("cargo fuzz run {target} /ci/out/{id}/reproducer"),
+        minimized_duplicates: Vec::new(),
     }
 }
 

@@ -7,12 +7,14 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::batch::backend::Backend;
 use crate::batch::display::Status;
 use crate::batch::inputs::Input;
+use crate::batch::ledger::Ledger;
 use crate::batch::minimize::{BugDone, BugJob, Settings};
-use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy, SkipReason, SkippedInput};
+use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy, MinimizedInput, SkipReason, SkippedInput};
 use crate::batch::pool::{with_workers, Event, Job};
 use crate::batch::report::source_location;
 use crate::batch::store::{Store, TriageCache};
 use crate::batch::triage::{Group, Groups, Member};
+use crate::output::sha1_hex;
 use crate::signature::Signature;
 
 /// What every target's batch shares.
@@ -24,6 +26,8 @@ pub struct Context<'a> {
     pub settings: &'a Settings<'a>,
     /// Workers.
     pub workers: usize,
+    /// Minimize every duplicate too (`--each`).
+    pub each: bool,
     /// Progress on stderr.
     pub status: Status,
     /// The report, updated and rewritten as bugs finish.
@@ -143,9 +147,10 @@ fn minimize_all<B: Backend>(
     events: &Receiver<Event>,
     ctx: &mut Context,
 ) -> anyhow::Result<()> {
+    let mut ledger = Ledger::default();
     let mut pending = 0;
     for index in 0..groups.list.len() {
-        pending += usize::from(start_group(build_id, &groups.list[index], jobs, ctx)?);
+        pending += start_group(build_id, &groups.list[index], jobs, &mut ledger, ctx)?;
     }
     while pending > 0 {
         let Ok(event) = events.recv() else { anyhow::bail!("the workers stopped before every bug was done") };
@@ -156,9 +161,15 @@ fn minimize_all<B: Backend>(
                 pending -= 1;
                 let new = take_slips(&done, groups, ctx)?;
                 let group = groups.list.iter().find(|g| g.id == done.id).expect("a job's group");
-                record(backend, build_id, group, &done, ctx)?;
+                let complete = match &done.duplicate {
+                    Some(input) => ledger.duplicate_done(&done.id, minimized_input(input, &done)),
+                    None => ledger.bug_done(entry(backend, group, &done, ctx)),
+                };
+                if let Some(bug) = complete {
+                    record(bug, build_id, ctx)?;
+                }
                 for index in new {
-                    pending += usize::from(start_group(build_id, &groups.list[index], jobs, ctx)?);
+                    pending += start_group(build_id, &groups.list[index], jobs, &mut ledger, ctx)?;
                 }
             }
         }
@@ -166,21 +177,58 @@ fn minimize_all<B: Backend>(
     Ok(())
 }
 
-/// Sends the group's job; a group finished in an earlier run is recorded as it
-/// was instead (returns false).
-fn start_group(build_id: &str, group: &Group, jobs: &Sender<Job>, ctx: &mut Context) -> anyhow::Result<bool> {
+/// Sends the group's jobs (its reduction; with `--each` one per duplicate not
+/// yet minimized) and returns how many; a group finished in an earlier run
+/// needs no reduction of its own.
+fn start_group(
+    build_id: &str,
+    group: &Group,
+    jobs: &Sender<Job>,
+    ledger: &mut Ledger,
+    ctx: &mut Context,
+) -> anyhow::Result<usize> {
     let key = Store::bug_key(build_id, ctx.settings.level, &group.fingerprint);
-    if let Some(mut bug) = ctx.store.finished(&group.id, &key) {
+    let earlier = ctx.store.finished(&group.id, &key).map(|mut bug| {
         bug.duplicates = group.members.iter().map(|m| m.name.clone()).filter(|n| *n != bug.representative).collect();
         ctx.status.line(&format!("{}: done in an earlier run ({})", bug.id, ctx.store.dir().display()));
-        push_bug(bug, ctx)?;
-        return Ok(false);
+        bug
+    });
+    let send = |job: BugJob| jobs.send(Job::Minimize(Box::new(job))).expect("the workers wait for jobs");
+    let mut sent = 0;
+    if earlier.is_none() {
+        let reproducer = ctx.store.reproducer(&group.id)?;
+        let members = group.members.clone();
+        send(BugJob { id: group.id.clone(), signature: group.signature.clone(), members, reproducer, duplicate: None });
+        sent += 1;
     }
-    let reproducer = ctx.store.reproducer(&group.id)?;
-    let job =
-        BugJob { id: group.id.clone(), signature: group.signature.clone(), members: group.members.clone(), reproducer };
-    jobs.send(Job::Minimize(Box::new(job))).expect("the workers wait for jobs");
-    Ok(true)
+    if ctx.each {
+        let done: Vec<&str> = earlier.iter().flat_map(|b| &b.minimized_duplicates).map(|m| m.input.as_str()).collect();
+        let representative = earlier.as_ref().map(|b| b.representative.as_str());
+        let todo = |m: &&Member| !done.contains(&m.name.as_str()) && representative != Some(m.name.as_str());
+        // Without an earlier run the first member is the bug's own reduction (most likely).
+        for member in group.members.iter().skip(usize::from(earlier.is_none())).filter(todo) {
+            let file = format!("minimized-from-{}", sha1_hex(&member.bytes));
+            let reproducer = ctx.store.bug_dir(&group.id)?.join(file);
+            let (members, duplicate) = (vec![member.clone()], Some(member.name.clone()));
+            send(BugJob { id: group.id.clone(), signature: group.signature.clone(), members, reproducer, duplicate });
+            sent += 1;
+        }
+    }
+    match (sent, earlier) {
+        (0, Some(bug)) => record(bug, build_id, ctx)?,
+        (_, earlier) => ledger.expect(&group.id, sent, earlier),
+    }
+    Ok(sent)
+}
+
+/// A duplicate's own reproducer, for its bug's entry.
+fn minimized_input(input: &str, done: &BugDone) -> MinimizedInput {
+    MinimizedInput {
+        input: input.to_owned(),
+        reproducer: done.reproducer_size.map(|_| format!("{}/{}", done.id, done.file_name)),
+        reproducer_size: done.reproducer_size,
+        status: done.status.clone(),
+    }
 }
 
 /// New bugs among a finished bug's slips (saved with their inputs); returns their indices.
@@ -202,19 +250,13 @@ fn take_slips(done: &BugDone, groups: &mut Groups, ctx: &mut Context) -> anyhow:
     Ok(new)
 }
 
-/// The report's entry for a finished bug, saved and reported.
-fn record<B: Backend>(
-    backend: &B,
-    build_id: &str,
-    group: &Group,
-    done: &BugDone,
-    ctx: &mut Context,
-) -> anyhow::Result<()> {
+/// The report's entry for a bug whose reduction finished.
+fn entry<B: Backend>(backend: &B, group: &Group, done: &BugDone, ctx: &Context) -> Bug {
     let representative = done.representative.clone().unwrap_or_else(|| group.members[0].name.clone());
     let original_size = group.members.iter().find(|m| m.name == representative).map_or(0, |m| m.bytes.len());
     let reproducer = done.reproducer_size.map(|_| format!("{}/reproducer", group.id));
     let reproducer_path = ctx.store.dir().join(&group.id).join("reproducer");
-    let bug = Bug {
+    Bug {
         id: group.id.clone(),
         target: backend.target().to_owned(),
         fingerprint: group.fingerprint.clone(),
@@ -234,9 +276,14 @@ fn record<B: Backend>(
         verified: done.verified,
         libfuzzer: done.libfuzzer.clone(),
         reproduce: backend.reproduce_line(&reproducer_path),
-    };
+        minimized_duplicates: Vec::new(),
+    }
+}
+
+/// A complete bug: saved (when finished: minimized or found not reproducible) and reported.
+fn record(bug: Bug, build_id: &str, ctx: &mut Context) -> anyhow::Result<()> {
     if bug.status == BugStatus::Minimized || bug.status == BugStatus::NotReproducible {
-        let key = Store::bug_key(build_id, ctx.settings.level, &group.fingerprint);
+        let key = Store::bug_key(build_id, ctx.settings.level, &bug.fingerprint);
         ctx.store.finish(&bug, &key)?;
     }
     push_bug(bug, ctx)

@@ -155,6 +155,7 @@ mod tests {
             verified: Some(true),
             libfuzzer: None,
             reproduce: String::new(),
+            minimized_duplicates: Vec::new(),
         }
     }
 

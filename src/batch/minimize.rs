@@ -28,6 +28,8 @@ pub struct BugJob {
     pub members: Vec<Member>,
     /// Where the reproducer goes.
     pub reproducer: PathBuf,
+    /// The duplicate this job minimizes on its own (`--each`); `None` for the bug's reduction.
+    pub duplicate: Option<String>,
 }
 
 /// What minimizing a bug gave.
@@ -35,6 +37,10 @@ pub struct BugJob {
 pub struct BugDone {
     /// The bug's id.
     pub id: String,
+    /// The job's duplicate, when it minimized one (`--each`).
+    pub duplicate: Option<String>,
+    /// The reproducer's file name in the bug's folder.
+    pub file_name: String,
     /// Where it stands.
     pub status: BugStatus,
     /// The member minimized, when one reproduced.
@@ -80,6 +86,8 @@ pub fn minimize_bug<B: Backend>(
     let started = Instant::now();
     let mut done = BugDone {
         id: job.id.clone(),
+        duplicate: job.duplicate.clone(),
+        file_name: job.reproducer.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
         status: BugStatus::NotReproducible,
         representative: None,
         reproducer_size: None,

@@ -11,6 +11,7 @@ pub mod backend;
 pub mod display;
 pub mod drive;
 pub mod inputs;
+pub mod ledger;
 pub mod merge;
 pub mod minimize;
 pub mod model;
@@ -132,6 +133,7 @@ fn context<'a>(
         store,
         settings,
         workers: batch.workers,
+        each: batch.each,
         status: Status::new(Display::choose(options.quiet)),
         report,
         repository_root,

@@ -122,6 +122,22 @@ pub struct Bug {
     pub libfuzzer: Option<LibFuzzerCheck>,
     /// A command that reproduces the bug from the reproducer.
     pub reproduce: String,
+    /// With `--each`: every duplicate minimized too, each into a file of its own.
+    #[serde(default)]
+    pub minimized_duplicates: Vec<MinimizedInput>,
+}
+
+/// A duplicate minimized on its own (`--each`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct MinimizedInput {
+    /// The input, as given.
+    pub input: String,
+    /// Its reproducer, relative to the output directory (`<bug id>/minimized-from-<sha1 of the input>`).
+    pub reproducer: Option<String>,
+    /// The reproducer's size in bytes.
+    pub reproducer_size: Option<usize>,
+    /// Where it stands.
+    pub status: BugStatus,
 }
 
 /// Where a bug's reduction stands.

@@ -143,6 +143,7 @@ mod tests {
             verified: Some(true),
             libfuzzer: None,
             reproduce: "cargo fuzz run t x".into(),
+            minimized_duplicates: Vec::new(),
         }
     }
 

@@ -355,3 +355,24 @@ fn a_bug_that_does_not_crash_again_is_reported_not_reproducible_with_exit_6() {
     );
     assert!(stderr.contains("NOT REPRODUCIBLE"), "{stderr}");
 }
+
+#[test]
+fn with_each_every_crashing_input_gets_a_reproducer_of_its_own() {
+    let (artifacts, _, _) = triaged();
+    let out = tempfile::tempdir().unwrap();
+    let run = batch(&["--each", "--no-verify-libfuzzer"], &[&artifacts.path()], out.path());
+    assert_eq!(run.code, Some(7), "{}", run.stderr);
+    for bug in run.report["bugs"].as_array().unwrap().iter().filter(|b| b["found_by"]["how"] == "input") {
+        let each: BTreeMap<&str, &Value> =
+            bug["minimized_duplicates"].as_array().unwrap().iter().map(|m| (m["input"].as_str().unwrap(), m)).collect();
+        let duplicates: BTreeSet<&str> =
+            bug["duplicates"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+        assert_eq!(each.keys().copied().collect::<BTreeSet<_>>(), duplicates, "{bug:#}");
+        for minimized in each.values() {
+            assert_eq!(minimized["status"], "minimized", "{bug:#}");
+            let file = out.path().join(minimized["reproducer"].as_str().unwrap());
+            assert_eq!(std::fs::metadata(&file).unwrap().len(), minimized["reproducer_size"].as_u64().unwrap());
+        }
+    }
+    validators::validate_report_json(&out.path().join("report.json"));
+}

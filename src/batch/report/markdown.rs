@@ -134,19 +134,25 @@ fn bug_section(bug: &Bug) -> String {
     if let Some(value) = &bug.value {
         out.push_str(&format!("\nThe reproducer's value:\n\n{}", fenced("text", &value_excerpt(value))));
     }
-    out.push_str(&duplicates(&bug.duplicates));
+    out.push_str(&duplicates(bug));
     out
 }
 
-/// The duplicates, collapsed (the first [`MAX_DUPLICATES`]).
-fn duplicates(paths: &[String]) -> String {
+/// The duplicates, collapsed (the first [`MAX_DUPLICATES`]), each with its own
+/// reproducer when `--each` minimized it.
+fn duplicates(bug: &Bug) -> String {
+    let paths = &bug.duplicates;
     if paths.is_empty() {
         return String::new();
     }
     let summary = count(paths.len(), "other input with this crash", "other inputs with this crash");
     let mut out = format!("\n<details><summary>{summary}</summary>\n\n");
     for path in paths.iter().take(MAX_DUPLICATES) {
-        out.push_str(&format!("- {}\n", code(path)));
+        let own = bug.minimized_duplicates.iter().find(|m| m.input == *path);
+        match own.and_then(|m| Some((m.reproducer.as_ref()?, m.reproducer_size?))) {
+            Some((file, bytes)) => out.push_str(&format!("- {} → {} ({})\n", code(path), code(file), size(bytes))),
+            None => out.push_str(&format!("- {}\n", code(path))),
+        }
     }
     if paths.len() > MAX_DUPLICATES {
         out.push_str(&format!("\n{}\n", more(paths.len() - MAX_DUPLICATES, "input", "inputs", "50 are listed")));
@@ -297,6 +303,22 @@ mod tests {
         ];
         assert!(md.contains(&rows.join("\n")), "{md}");
         assert_eq!(cell("`a|b`"), "`a\\|b`");
+    }
+
+    #[test]
+    fn a_duplicate_minimized_on_its_own_links_its_reproducer() {
+        let mut report = report();
+        let bug = &mut report.bugs[0];
+        let input = bug.duplicates[0].clone();
+        bug.minimized_duplicates.push(crate::batch::model::MinimizedInput {
+            input: input.clone(),
+            reproducer: Some(format!("{}/minimized-from-00", bug.id)),
+            reproducer_size: Some(5),
+            status: BugStatus::Minimized,
+        });
+        let md = markdown(&report);
+        let line = format!("- `{input}` → `tlv-panic-3f2a9c0b1d/minimized-from-00` (5 B)\n");
+        assert!(md.contains(&line), "{md}");
     }
 
     #[test]

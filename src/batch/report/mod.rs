@@ -85,6 +85,7 @@ pub(crate) mod sample {
             verified: Some(true),
             libfuzzer: None,
             reproduce: format!("cargo fuzz run {target} /ci/out/{id}/reproducer"),
+            minimized_duplicates: Vec::new(),
         }
     }
 

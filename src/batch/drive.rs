@@ -134,7 +134,8 @@ fn group(target: &str, inputs: &[Input], crashes: &Crashes, ctx: &mut Context) -
     ctx.report.totals.crashing += crashing;
     ctx.status.found += groups.list.len();
     let bugs = groups.list.len();
-    ctx.status.line(&format!("{target}: {} crash: {}", counted(inputs.len(), "input"), counted(bugs, "distinct bug")));
+    let of = counted(inputs.len(), "input");
+    ctx.status.line(&format!("{target}: {crashing} of {of} crash: {}", counted(bugs, "distinct bug")));
     groups
 }
 

@@ -67,14 +67,27 @@ pub struct Target<'a> {
 }
 
 /// Crashes other than the one being kept, met while reducing (slips): the
-/// smallest input seen for each, by signature at the run's level.
-#[derive(Debug, Default)]
-pub struct Slips {
+/// smallest input seen for each, by signature at the run's level; a hook may
+/// hear of each one as soon as it is first met.
+#[derive(Default)]
+pub struct Slips<'a> {
     found: HashMap<Signature, Vec<u8>>,
     order: Vec<Signature>,
+    on_new: Option<Box<dyn FnMut(&Signature, &[u8]) + 'a>>,
 }
 
-impl Slips {
+impl std::fmt::Debug for Slips<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Slips").field("order", &self.order).field("hook", &self.on_new.is_some()).finish()
+    }
+}
+
+impl<'a> Slips<'a> {
+    /// Slips that call `hook` with the signature and input of each one first met.
+    pub fn with_hook(hook: impl FnMut(&Signature, &[u8]) + 'a) -> Slips<'a> {
+        Slips { on_new: Some(Box::new(hook)), ..Slips::default() }
+    }
+
     /// Notes that `input` crashed as `signature`.
     pub fn note(&mut self, signature: Signature, level: Level, input: &[u8]) {
         let key = signature.at_level(level);
@@ -84,6 +97,9 @@ impl Slips {
             }
             Some(_) => {}
             None => {
+                if let Some(hook) = &mut self.on_new {
+                    hook(&signature, input);
+                }
                 self.order.push(key.clone());
                 self.found.insert(key, input.to_vec());
             }
@@ -92,7 +108,8 @@ impl Slips {
 
     /// The crashes met, in the order first met, each with its smallest input.
     pub fn into_found(mut self) -> Vec<(Signature, Vec<u8>)> {
-        self.order.into_iter().map(|s| (s.clone(), self.found.remove(&s).unwrap_or_default())).collect()
+        let order = std::mem::take(&mut self.order);
+        order.into_iter().map(|s| (s.clone(), self.found.remove(&s).unwrap_or_default())).collect()
     }
 }
 
@@ -105,7 +122,7 @@ pub fn reduce_crash<E: Executor + ?Sized>(
     target: Target,
     options: &ReduceOptions,
     observer: &mut impl Observer,
-    slips: &mut Slips,
+    slips: &mut Slips<'_>,
 ) -> Reduction {
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         let outcome = executor.run(candidate)?;
@@ -169,6 +186,23 @@ mod tests {
         assert_eq!(runs.matching(signature, Level::Default), 3);
         let none = run_times(&mut executor, b"\x00", 2, || false).unwrap();
         assert!(none.majority(Level::Default).is_none());
+    }
+
+    #[test]
+    fn the_hook_hears_of_each_slip_once_when_first_met() {
+        let mut heard = Vec::new();
+        let panic_at = |line: u32| Signature {
+            kind: Kind::Panic,
+            location: Some(format!("src/a.rs:{line}:1")),
+            message: Some(format!("m{line}")),
+        };
+        let mut slips = Slips::with_hook(|s: &Signature, input: &[u8]| heard.push((s.clone(), input.to_vec())));
+        slips.note(panic_at(1), Level::Default, b"long");
+        slips.note(panic_at(1), Level::Default, b"s");
+        slips.note(panic_at(2), Level::Default, b"x");
+        let found = slips.into_found();
+        assert_eq!(found[0].1, b"s", "the smallest input is kept");
+        assert_eq!(heard, [(panic_at(1), b"long".to_vec()), (panic_at(2), b"x".to_vec())]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! One run: a batch of inputs goes to [`crate::batch`]; a single crash is minimized here, in either mode (a command per test, or a harness built from the cargo-fuzz project and run as a fork server): confirm the crash, reduce, save, verify, summarize.
 
 use std::fs;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context};
@@ -250,7 +251,8 @@ fn report(summary: &Summary, options: &Options) {
         eprintln!("{summary}");
     }
     if options.json {
-        println!("{}", summary.to_json());
+        // A closed pipe (`| head`) is the reader's choice, not an error of the run.
+        let _ = writeln!(std::io::stdout(), "{}", summary.to_json());
     }
     if let Some(check) = summary.libfuzzer.as_ref().filter(|c| c.verified == verify::Verdict::No) {
         eprintln!(

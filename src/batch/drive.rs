@@ -158,9 +158,17 @@ fn minimize_all<B: Backend>(
         match event {
             Event::Progress { worker, id, size, tests } => ctx.status.worker(worker, &id, size, tests),
             Event::Triaged { .. } => {}
+            Event::Slip { id, signature, input } => {
+                if let Some(index) = take_slip(&id, &signature, &input, groups, ctx)? {
+                    pending += start_group(build_id, &groups.list[index], jobs, &mut ledger, ctx)?;
+                }
+            }
             Event::Finished(done) => {
                 pending -= 1;
-                let new = take_slips(&done, groups, ctx)?;
+                let mut new = Vec::new();
+                for (signature, input) in &done.slips {
+                    new.extend(take_slip(&done.id, signature, input, groups, ctx)?);
+                }
                 let group = groups.list.iter().find(|g| g.id == done.id).expect("a job's group");
                 let complete = match &done.duplicate {
                     Some(input) => ledger.duplicate_done(&done.id, minimized_input(input, &done)),
@@ -232,23 +240,26 @@ fn minimized_input(input: &str, done: &BugDone) -> MinimizedInput {
     }
 }
 
-/// New bugs among a finished bug's slips (saved with their inputs); returns their indices.
-fn take_slips(done: &BugDone, groups: &mut Groups, ctx: &mut Context) -> anyhow::Result<Vec<usize>> {
-    let mut new = Vec::new();
-    for (signature, bytes) in &done.slips {
-        if groups.contains(signature) {
-            continue;
-        }
-        let found_by = FoundBy::Slip { while_minimizing: done.id.clone() };
-        let placeholder = Member { name: String::new(), bytes: bytes.clone() };
-        let (index, _) = groups.add(signature, placeholder, found_by);
-        let id = groups.list[index].id.clone();
-        groups.list[index].members[0].name = ctx.store.save_original(&id, bytes)?;
-        ctx.status.found += 1;
-        ctx.status.line(&format!("{id}: a new bug met while minimizing {}: {signature}", done.id));
-        new.push(index);
+/// A slip met while minimizing bug `id`, as a new bug (its input saved) when
+/// it is not a known one; returns the new group's index.
+fn take_slip(
+    id: &str,
+    signature: &Signature,
+    input: &[u8],
+    groups: &mut Groups,
+    ctx: &mut Context,
+) -> anyhow::Result<Option<usize>> {
+    if groups.contains(signature) {
+        return Ok(None);
     }
-    Ok(new)
+    let found_by = FoundBy::Slip { while_minimizing: id.to_owned() };
+    let placeholder = Member { name: String::new(), bytes: input.to_vec() };
+    let (index, _) = groups.add(signature, placeholder, found_by);
+    let new = groups.list[index].id.clone();
+    groups.list[index].members[0].name = ctx.store.save_original(&new, input)?;
+    ctx.status.found += 1;
+    ctx.status.line(&format!("{new}: a new bug met while minimizing {id}: {signature}"));
+    Ok(Some(index))
 }
 
 /// The report's entry for a bug whose reduction finished.

@@ -74,14 +74,29 @@ pub struct Settings<'a> {
     pub interrupt: &'a Interrupt,
 }
 
-/// Minimizes `job` on `executor`; `progress(size, tests)` is called now and then.
+/// How a bug's minimization tells the coordinator what happens while it runs.
+pub struct Reporting<'r> {
+    /// Called now and then with the best size and the tests so far.
+    pub progress: &'r mut dyn FnMut(usize, u64),
+    /// Called with each different crash met (a slip), first time, so another
+    /// worker can minimize it meanwhile.
+    pub slip: &'r mut dyn FnMut(&Signature, &[u8]),
+}
+
+impl std::fmt::Debug for Reporting<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reporting")
+    }
+}
+
+/// Minimizes `job` on `executor`, reporting as it goes.
 pub fn minimize_bug<B: Backend>(
     backend: &B,
     executor: &mut B::Executor,
     job: &BugJob,
     settings: &Settings,
     running: &RunningGroup,
-    progress: &mut dyn FnMut(usize, u64),
+    reporting: Reporting,
 ) -> BugDone {
     let started = Instant::now();
     let mut done = BugDone {
@@ -99,7 +114,7 @@ pub fn minimize_bug<B: Backend>(
         slips: Vec::new(),
     };
     let result = reproducing_member(executor, job, settings, &mut done)
-        .and_then(|member| reduce_member(backend, executor, job, member, settings, running, progress, &mut done));
+        .and_then(|member| reduce_member(backend, executor, job, member, settings, running, reporting, &mut done));
     if let Err(error) = result {
         done.status = BugStatus::Failed { error: format!("{error:#}") };
     }
@@ -136,7 +151,7 @@ fn reduce_member<B: Backend>(
     member: Option<&Member>,
     settings: &Settings,
     running: &RunningGroup,
-    progress: &mut dyn FnMut(usize, u64),
+    reporting: Reporting,
     done: &mut BugDone,
 ) -> anyhow::Result<()> {
     let interrupted = || settings.interrupt.is_raised();
@@ -148,8 +163,8 @@ fn reduce_member<B: Backend>(
     // The last run was the member's: its structure is the executor's last record.
     let initial = pipeline::initial_test_case(executor, &member.bytes, settings.structure);
     let target = Target { expected: &job.signature, level: settings.level, structure: settings.structure };
-    let mut saver = Saver { job, progress, last: None, error: None };
-    let mut slips = Slips::default();
+    let mut saver = Saver { job, progress: reporting.progress, last: None, error: None };
+    let mut slips = Slips::with_hook(reporting.slip);
     let reduction = pipeline::reduce_crash(executor, initial, target, &settings.reduce, &mut saver, &mut slips);
     if let Some(error) = saver.error {
         return Err(error);

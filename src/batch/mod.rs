@@ -20,6 +20,7 @@ pub mod report;
 pub mod store;
 pub mod triage;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -171,8 +172,10 @@ fn finish(ctx: Context, options: &Options, interrupt: &Interrupt) -> Result<Exit
     let dir = ctx.store.dir();
     ctx.store.write_reports(&report)?;
     if std::env::var_os("GITHUB_ACTIONS").is_some_and(|v| v == "true") {
+        let mut stdout = std::io::stdout().lock();
         for line in report::annotations(&report) {
-            println!("{line}");
+            // A closed pipe is the reader's choice: the reports are on disk.
+            let _ = writeln!(stdout, "{line}");
         }
     }
     if !options.quiet {

@@ -3,7 +3,7 @@
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::batch::backend::Backend;
-use crate::batch::minimize::{minimize_bug, BugDone, BugJob, Settings};
+use crate::batch::minimize::{minimize_bug, BugDone, BugJob, Reporting, Settings};
 use crate::exec::{Executor, RunningGroup};
 use crate::signature::Signature;
 
@@ -41,6 +41,15 @@ pub enum Event {
         size: usize,
         /// Tests so far.
         tests: u64,
+    },
+    /// A different crash was met while minimizing a bug (a slip), first time.
+    Slip {
+        /// The bug being minimized.
+        id: String,
+        /// The crash met.
+        signature: Signature,
+        /// The input that showed it.
+        input: Vec<u8>,
     },
     /// A bug is done.
     Finished(Box<BugDone>),
@@ -101,7 +110,12 @@ fn work<B: Backend>(
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, id: id.clone(), size, tests });
                 };
-                Event::Finished(Box::new(minimize_bug(backend, executor, &job, settings, &running, &mut progress)))
+                let mut slip = |signature: &Signature, input: &[u8]| {
+                    let (signature, input) = (signature.clone(), input.to_vec());
+                    let _ = events.send(Event::Slip { id: id.clone(), signature, input });
+                };
+                let reporting = Reporting { progress: &mut progress, slip: &mut slip };
+                Event::Finished(Box::new(minimize_bug(backend, executor, &job, settings, &running, reporting)))
             }
         };
         if events.send(event).is_err() {

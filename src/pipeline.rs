@@ -73,8 +73,11 @@ pub struct Target<'a> {
 pub struct Slips<'a> {
     found: HashMap<Signature, Vec<u8>>,
     order: Vec<Signature>,
-    on_new: Option<Box<dyn FnMut(&Signature, &[u8]) + 'a>>,
+    on_new: Option<SlipHook<'a>>,
 }
+
+/// Hears of a slip when first met: its signature and input.
+type SlipHook<'a> = Box<dyn FnMut(&Signature, &[u8]) + 'a>;
 
 impl std::fmt::Debug for Slips<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

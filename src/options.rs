@@ -169,32 +169,7 @@ impl Options {
                         crash.to_string_lossy()
                     )));
                 };
-                let sanitizer = match cli.sanitizer.as_str() {
-                    "none" => Sanitizer::None,
-                    "address" => Sanitizer::Address,
-                    other => {
-                        return Err(Failure::usage(anyhow!(
-                            "--sanitizer {other} is not supported yet: the harness is built with `none` (which \
-                             catches panics, aborts, stack overflows and other signals) or `address`; for another \
-                             sanitizer's report, build with `cargo fuzz build --sanitizer {other}` and use --exec"
-                        )));
-                    }
-                };
-                let project = ProjectOptions {
-                    fuzz_dir: cli.fuzz_dir,
-                    flags: BuildFlags {
-                        dev: cli.dev,
-                        release: cli.release,
-                        debug_assertions: cli.debug_assertions,
-                        features: cli.features,
-                        no_default_features: cli.no_default_features,
-                        all_features: cli.all_features,
-                        jobs: cli.jobs,
-                        sanitizer,
-                    },
-                    target_dir: cli.target_dir,
-                    verify_libfuzzer: !cli.no_verify_libfuzzer,
-                };
+                let project = project_options(&cli)?;
                 Mode::Harness { target, project }
             }
         };
@@ -229,6 +204,36 @@ impl Options {
             batch,
         })
     }
+}
+
+/// The harness mode's project and build settings.
+fn project_options(cli: &Cli) -> Result<ProjectOptions, Failure> {
+    let sanitizer = match cli.sanitizer.as_str() {
+        "none" => Sanitizer::None,
+        "address" => Sanitizer::Address,
+        other => {
+            return Err(Failure::usage(anyhow!(
+                "--sanitizer {other} is not supported yet: the harness is built with `none` (which \
+                 catches panics, aborts, stack overflows and other signals) or `address`; for another \
+                 sanitizer's report, build with `cargo fuzz build --sanitizer {other}` and use --exec"
+            )));
+        }
+    };
+    Ok(ProjectOptions {
+        fuzz_dir: cli.fuzz_dir.clone(),
+        flags: BuildFlags {
+            dev: cli.dev,
+            release: cli.release,
+            debug_assertions: cli.debug_assertions,
+            features: cli.features.clone(),
+            no_default_features: cli.no_default_features,
+            all_features: cli.all_features,
+            jobs: cli.jobs,
+            sanitizer,
+        },
+        target_dir: cli.target_dir.clone(),
+        verify_libfuzzer: !cli.no_verify_libfuzzer,
+    })
 }
 
 /// The positional arguments sorted into a target, a crash and batch inputs.

@@ -155,7 +155,12 @@ fn minimize<E: Executor>(
             output.display()
         )));
     }
-    Ok(match verified {
+    Ok(exit_for(verified, output))
+}
+
+/// The exit code of a finished reduction, by whether its result crashed again.
+fn exit_for(verified: Option<bool>, output: &Path) -> Exit {
+    match verified {
         None => {
             eprintln!("interrupted: the best result so far is in {}", output.display());
             Exit::Interrupted
@@ -168,7 +173,7 @@ fn minimize<E: Executor>(
             );
             Exit::Unverified
         }
-    })
+    }
 }
 
 /// Whether the result crashes the same way once more (`None`: interrupted).

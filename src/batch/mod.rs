@@ -82,7 +82,11 @@ fn run_harness<'a>(
     let (located, cwd) = HarnessSetup::locate(project)?;
     let targets = match batch.artifacts {
         Artifacts::AllTargets => located.target_names(),
-        Artifacts::No | Artifacts::Target => vec![target.to_owned()],
+        Artifacts::No | Artifacts::Target => {
+            // An unknown target is an error even when it has no inputs.
+            located.target(target).map_err(Failure::from)?;
+            vec![target.to_owned()]
+        }
     };
     let output = options.output.clone().unwrap_or_else(|| located.fuzz_dir.join(DEFAULT_OUTPUT));
     let mut ctx = context(&output, settings, options, batch, repository_root(&located.fuzz_dir))?;

@@ -181,14 +181,36 @@ fn the_reports_pass_a_json_schema_validator_and_the_sarif_multitool() {
 }
 
 #[test]
-fn a_second_run_over_the_same_inputs_does_no_reduction() {
+fn a_second_run_over_the_same_inputs_does_no_reduction_and_annotates_on_github_actions() {
     let (artifacts, out, first) = triaged();
-    let again = batch(&[], &[&artifacts.path()], out.path());
-    assert_eq!(again.code, first.code, "{}", again.stderr);
-    assert_eq!(fingerprints(&again.report, "input"), fingerprints(&first.report, "input"));
-    let bugs = first.report["bugs"].as_array().unwrap().len();
-    assert_eq!(again.stderr.matches("done in an earlier run").count(), bugs, "{}", again.stderr);
-    assert!(!again.stderr.contains(" inputs run,"), "{}", again.stderr);
+    let _lock = harness_lock();
+    let assert = tool()
+        .current_dir(root())
+        .env("GITHUB_ACTIONS", "true")
+        .args(["--timeout", "500ms", "-o"])
+        .arg(out.path())
+        .arg("triage")
+        .arg(artifacts.path())
+        .assert();
+    let output = assert.get_output();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), first.code, "{stderr}");
+    let again: Value = serde_json::from_slice(&std::fs::read(out.path().join("report.json")).unwrap()).unwrap();
+    let bugs = first.report["bugs"].as_array().unwrap();
+    assert_eq!(stderr.matches("done in an earlier run").count(), bugs.len(), "{stderr}");
+    let by_id = |report: &Value| -> BTreeMap<String, (Value, Value)> {
+        let bugs = report["bugs"].as_array().unwrap().iter();
+        bugs.map(|b| (b["id"].as_str().unwrap().to_owned(), (b["tests"].clone(), b["seconds"].clone()))).collect()
+    };
+    // The very entries of the first run: the same tests and time, nothing reduced again.
+    assert_eq!(by_id(&again), by_id(&first.report));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let annotations: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::error ")).collect();
+    assert_eq!(annotations.len(), bugs.len(), "{stdout}");
+    assert!(
+        annotations.iter().any(|a| a.starts_with("::error file=crates/planted/src/tlv.rs,line=140,")),
+        "a panic's annotation points at its line, relative to the repository: {stdout}"
+    );
 }
 
 #[test]

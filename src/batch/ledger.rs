@@ -61,32 +61,10 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::model::{BugStatus, FoundBy};
-    use crate::signature::{Kind, Signature};
+    use crate::batch::model::BugStatus;
 
     fn bug() -> Bug {
-        Bug {
-            id: "b".into(),
-            target: "t".into(),
-            fingerprint: "f".into(),
-            signature: Signature { kind: Kind::Timeout, location: None, message: None },
-            title: "timeout".into(),
-            status: BugStatus::Minimized,
-            found_by: FoundBy::Input,
-            location: None,
-            reproducer: Some("b/reproducer".into()),
-            reproducer_size: Some(1),
-            representative: "crash-1".into(),
-            original_size: 2,
-            duplicates: vec!["crash-2".into(), "crash-3".into()],
-            value: None,
-            tests: 1,
-            seconds: 0.0,
-            verified: Some(true),
-            libfuzzer: None,
-            reproduce: String::new(),
-            minimized_duplicates: Vec::new(),
-        }
+        Bug::example("b", "crash-1", &["crash-2", "crash-3"])
     }
 
     fn minimized(input: &str) -> MinimizedInput {

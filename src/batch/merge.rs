@@ -132,31 +132,10 @@ fn copy_bug(dir: &Path, output: &Path, bug: &mut Bug) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signature::{Kind, Signature};
 
     fn bug(representative: &str, duplicates: &[&str], found_by: FoundBy, size: usize) -> Bug {
-        Bug {
-            id: "t-timeout-0123456789".into(),
-            target: "t".into(),
-            fingerprint: "f".into(),
-            signature: Signature { kind: Kind::Timeout, location: None, message: None },
-            title: "timeout".into(),
-            status: BugStatus::Minimized,
-            found_by,
-            location: None,
-            reproducer: Some("t-timeout-0123456789/reproducer".into()),
-            reproducer_size: Some(size),
-            representative: representative.into(),
-            original_size: 100,
-            duplicates: duplicates.iter().map(|d| d.to_string()).collect(),
-            value: None,
-            tests: 1,
-            seconds: 0.0,
-            verified: Some(true),
-            libfuzzer: None,
-            reproduce: String::new(),
-            minimized_duplicates: Vec::new(),
-        }
+        let bug = Bug::example("t-timeout-0123456789", representative, duplicates);
+        Bug { found_by, reproducer_size: Some(size), ..bug }
     }
 
     #[test]

@@ -61,6 +61,26 @@ pub struct BugDone {
     pub slips: Vec<(Signature, Vec<u8>)>,
 }
 
+impl BugDone {
+    /// Nothing done yet for `job`, standing at `status`.
+    pub fn new(job: &BugJob, status: BugStatus) -> BugDone {
+        BugDone {
+            id: job.id.clone(),
+            duplicate: job.duplicate.clone(),
+            file_name: job.reproducer.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
+            status,
+            representative: None,
+            reproducer_size: None,
+            tests: 0,
+            seconds: 0.0,
+            verified: None,
+            libfuzzer: None,
+            value: None,
+            slips: Vec::new(),
+        }
+    }
+}
+
 /// What every bug's minimization shares.
 #[derive(Debug)]
 pub struct Settings<'a> {
@@ -99,20 +119,7 @@ pub fn minimize_bug<B: Backend>(
     reporting: Reporting,
 ) -> BugDone {
     let started = Instant::now();
-    let mut done = BugDone {
-        id: job.id.clone(),
-        duplicate: job.duplicate.clone(),
-        file_name: job.reproducer.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-        status: BugStatus::NotReproducible,
-        representative: None,
-        reproducer_size: None,
-        tests: 0,
-        seconds: 0.0,
-        verified: None,
-        libfuzzer: None,
-        value: None,
-        slips: Vec::new(),
-    };
+    let mut done = BugDone::new(job, BugStatus::NotReproducible);
     let result = reproducing_member(executor, job, settings, &mut done)
         .and_then(|member| reduce_member(backend, executor, job, member, settings, running, reporting, &mut done));
     if let Err(error) = result {

@@ -209,3 +209,32 @@ pub enum SkipReason {
         error: String,
     },
 }
+
+#[cfg(test)]
+impl Bug {
+    /// A minimized timeout with these inputs, for unit tests.
+    pub(crate) fn example(id: &str, representative: &str, duplicates: &[&str]) -> Bug {
+        Bug {
+            id: id.into(),
+            target: "t".into(),
+            fingerprint: "f".repeat(40),
+            signature: Signature { kind: crate::signature::Kind::Timeout, location: None, message: None },
+            title: "timeout".into(),
+            status: BugStatus::Minimized,
+            found_by: FoundBy::Input,
+            location: None,
+            reproducer: Some(format!("{id}/reproducer")),
+            reproducer_size: Some(1),
+            representative: representative.into(),
+            original_size: 100,
+            duplicates: duplicates.iter().map(|d| d.to_string()).collect(),
+            value: None,
+            tests: 1,
+            seconds: 0.5,
+            verified: Some(true),
+            libfuzzer: None,
+            reproduce: String::new(),
+            minimized_duplicates: Vec::new(),
+        }
+    }
+}

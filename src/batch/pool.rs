@@ -128,19 +128,8 @@ fn work<B: Backend>(
 fn failed(job: Job, error: String) -> Event {
     match job {
         Job::Triage { index, .. } => Event::Triaged { index, result: Err(error) },
-        Job::Minimize(job) => Event::Finished(Box::new(BugDone {
-            file_name: job.reproducer.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned()),
-            id: job.id,
-            duplicate: job.duplicate,
-            status: crate::batch::model::BugStatus::Failed { error },
-            representative: None,
-            reproducer_size: None,
-            tests: 0,
-            seconds: 0.0,
-            verified: None,
-            libfuzzer: None,
-            value: None,
-            slips: Vec::new(),
-        })),
+        Job::Minimize(job) => {
+            Event::Finished(Box::new(BugDone::new(&job, crate::batch::model::BugStatus::Failed { error })))
+        }
     }
 }

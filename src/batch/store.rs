@@ -119,32 +119,10 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::batch::model::{BugStatus, FoundBy};
     use crate::signature::Kind;
 
     fn bug(id: &str) -> Bug {
-        Bug {
-            id: id.into(),
-            target: "t".into(),
-            fingerprint: "f".repeat(40),
-            signature: Signature { kind: Kind::Timeout, location: None, message: None },
-            title: "timeout".into(),
-            status: BugStatus::Minimized,
-            found_by: FoundBy::Input,
-            location: None,
-            reproducer: Some(format!("{id}/reproducer")),
-            reproducer_size: Some(1),
-            representative: "crash-1".into(),
-            original_size: 9,
-            duplicates: vec![],
-            value: Some("Foo".into()),
-            tests: 3,
-            seconds: 0.5,
-            verified: Some(true),
-            libfuzzer: None,
-            reproduce: "cargo fuzz run t x".into(),
-            minimized_duplicates: Vec::new(),
-        }
+        Bug { value: Some("Foo".into()), ..Bug::example(id, "crash-1", &[]) }
     }
 
     #[test]

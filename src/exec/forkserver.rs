@@ -381,56 +381,17 @@ impl ForkServerExecutor {
 
     /// One try at a test on the current server.
     fn attempt(&mut self, input: &[u8]) -> anyhow::Result<Attempt> {
-        let shm = &mut self.shm;
-        shm.layout.write_input(&mut shm.map, input).context("the input does not fit the shared memory")?;
-        shm.layout.clear_result(&mut shm.map);
-        self.output.set_len(0).context("cannot truncate the output file")?;
-        self.last_child = None;
-        self.last_result = None;
-        self.seq = self.seq.wrapping_add(1);
-        let seq = self.seq;
-        let timeout = self.config.timeout;
-        let server = self.server.as_mut().context("no fork server is running")?;
-
+        let seq = self.prepare(input)?;
         let started = Instant::now();
-        let deadline = started + timeout;
-        if let Err(e) = server.control.write_all(&Request::Run { seq }.encode()) {
-            return Ok(Attempt::ServerLost(format!("it stopped reading requests ({e})")));
-        }
-        let pid = match read_response(&mut server.status, deadline)? {
-            Ok(Response::Started { seq: s, pid }) if s == seq => pid,
-            Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
-                bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
-            }
-            Ok(other) => return Ok(Attempt::ServerLost(format!("it answered {other:?} to request {seq}"))),
+        let deadline = started + self.config.timeout;
+        let pid = match self.start_child(seq, deadline)? {
+            Ok(pid) => pid,
             Err(why) => return Ok(Attempt::ServerLost(why)),
         };
         self.last_child = Some(pid);
         self.config.running.store(pid, Ordering::SeqCst);
-        let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
-        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, pid, limit_kib)? {
-            Waited::Response(response) => (response, false),
-            Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
-        };
-        let status = match finished {
-            Ok(Response::Finished { seq: s, wait_status, max_rss_kib }) if s == seq => {
-                let status = wait_status_of(wait_status);
-                // Over the limit at its peak but no crash of its own: libFuzzer's
-                // RSS watchdog would have reported it as out of memory.
-                let crashed = matches!(status, Status::Signaled(signal) if signal != libc::SIGKILL)
-                    || matches!(status, Status::Exited(code) if code != 0);
-                if limit_kib > 0 && u64::from(max_rss_kib) > limit_kib && !crashed {
-                    Some(Status::OutOfMemory)
-                } else {
-                    Some(status)
-                }
-            }
-            Ok(other) => {
-                signal_group(pid, Signal::SIGKILL);
-                self.config.running.store(0, Ordering::SeqCst);
-                return Ok(Attempt::ServerLost(format!("it answered {other:?} to request {seq}")));
-            }
-            Err(why) if why == TIMED_OUT => None,
+        let status = match self.finished_status(seq, pid, deadline)? {
+            Ok(status) => status,
             Err(why) => {
                 // The child dies with the server (PR_SET_PDEATHSIG); its group goes too.
                 signal_group(pid, Signal::SIGKILL);
@@ -438,29 +399,87 @@ impl ForkServerExecutor {
                 return Ok(Attempt::ServerLost(why));
             }
         };
-        let status = match status {
-            Some(status) => status,
-            None => {
-                signal_group(pid, Signal::SIGKILL);
-                // In case it left its group; ESRCH means it is already gone.
-                let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
-                let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE)?;
-                if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
-                    // It cannot even report a killed child: start afresh next time.
-                    self.stop_server();
-                    self.restarts += 1;
-                }
-                if over_limit {
-                    Status::OutOfMemory
-                } else {
-                    Status::Timeout
-                }
-            }
-        };
         let duration = started.elapsed();
         // Whatever the target left running in its group goes now.
         signal_group(pid, Signal::SIGKILL);
         self.config.running.store(0, Ordering::SeqCst);
+        Ok(Attempt::Done(self.outcome(status, duration)?))
+    }
+
+    /// Puts the input in place and clears the last run's traces; returns the request's number.
+    fn prepare(&mut self, input: &[u8]) -> anyhow::Result<u32> {
+        let shm = &mut self.shm;
+        shm.layout.write_input(&mut shm.map, input).context("the input does not fit the shared memory")?;
+        shm.layout.clear_result(&mut shm.map);
+        self.output.set_len(0).context("cannot truncate the output file")?;
+        self.last_child = None;
+        self.last_result = None;
+        self.seq = self.seq.wrapping_add(1);
+        Ok(self.seq)
+    }
+
+    /// Asks the server to fork: the child's pid, or why the server is lost.
+    fn start_child(&mut self, seq: u32, deadline: Instant) -> anyhow::Result<Result<i32, String>> {
+        let server = self.server.as_mut().context("no fork server is running")?;
+        if let Err(e) = server.control.write_all(&Request::Run { seq }.encode()) {
+            return Ok(Err(format!("it stopped reading requests ({e})")));
+        }
+        Ok(match read_response(&mut server.status, deadline)? {
+            Ok(Response::Started { seq: s, pid }) if s == seq => Ok(pid),
+            Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
+                bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
+            }
+            Ok(other) => Err(format!("it answered {other:?} to request {seq}")),
+            Err(why) => Err(why),
+        })
+    }
+
+    /// How the child ended (killed at the deadline or over the memory limit
+    /// if it had not), or why the server is lost.
+    fn finished_status(&mut self, seq: u32, pid: i32, deadline: Instant) -> anyhow::Result<Result<Status, String>> {
+        let server = self.server.as_mut().context("no fork server is running")?;
+        let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
+        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, pid, limit_kib)? {
+            Waited::Response(response) => (response, false),
+            Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
+        };
+        Ok(match finished {
+            Ok(Response::Finished { seq: s, wait_status, max_rss_kib }) if s == seq => {
+                let status = wait_status_of(wait_status);
+                // Over the limit at its peak but no crash of its own: libFuzzer's
+                // RSS watchdog would have reported it as out of memory.
+                let crashed = matches!(status, Status::Signaled(signal) if signal != libc::SIGKILL)
+                    || matches!(status, Status::Exited(code) if code != 0);
+                if limit_kib > 0 && u64::from(max_rss_kib) > limit_kib && !crashed {
+                    Ok(Status::OutOfMemory)
+                } else {
+                    Ok(status)
+                }
+            }
+            Ok(other) => Err(format!("it answered {other:?} to request {seq}")),
+            Err(why) if why == TIMED_OUT => Ok(self.stop_overdue(seq, pid, over_limit)?),
+            Err(why) => Err(why),
+        })
+    }
+
+    /// Kills a child that ran too long or grew too big, and waits for the
+    /// server to report it (restarting the server next time if it cannot).
+    fn stop_overdue(&mut self, seq: u32, pid: i32, over_limit: bool) -> anyhow::Result<Status> {
+        signal_group(pid, Signal::SIGKILL);
+        // In case it left its group; ESRCH means it is already gone.
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+        let server = self.server.as_mut().context("no fork server is running")?;
+        let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE)?;
+        if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
+            // It cannot even report a killed child: start afresh next time.
+            self.stop_server();
+            self.restarts += 1;
+        }
+        Ok(if over_limit { Status::OutOfMemory } else { Status::Timeout })
+    }
+
+    /// The run's outcome from what the child left: its result record, its output, its frames.
+    fn outcome(&mut self, status: Status, duration: Duration) -> anyhow::Result<Outcome> {
         self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
         let stderr = self.stderr_tail().context("cannot read the output file")?;
         let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
@@ -486,7 +505,7 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Attempt::Done(Outcome { status, stderr, duration, panic, frames }))
+        Ok(Outcome { status, stderr, duration, panic, frames })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.

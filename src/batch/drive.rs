@@ -164,11 +164,8 @@ fn minimize_all<B: Backend>(
                 }
             }
             Event::Finished(done) => {
+                // Its slips came as `Event::Slip`s before it, on the same channel.
                 pending -= 1;
-                let mut new = Vec::new();
-                for (signature, input) in &done.slips {
-                    new.extend(take_slip(&done.id, signature, input, groups, ctx)?);
-                }
                 let group = groups.list.iter().find(|g| g.id == done.id).expect("a job's group");
                 let complete = match &done.duplicate {
                     Some(input) => ledger.duplicate_done(&done.id, minimized_input(input, &done)),
@@ -176,9 +173,6 @@ fn minimize_all<B: Backend>(
                 };
                 if let Some(bug) = complete {
                     record(bug, build_id, ctx)?;
-                }
-                for index in new {
-                    pending += start_group(build_id, &groups.list[index], jobs, &mut ledger, ctx)?;
                 }
             }
         }

@@ -57,8 +57,6 @@ pub struct BugDone {
     pub libfuzzer: Option<LibFuzzerCheck>,
     /// A typed target's rendering.
     pub value: Option<String>,
-    /// Other crashes met while reducing, each with its smallest input.
-    pub slips: Vec<(Signature, Vec<u8>)>,
 }
 
 impl BugDone {
@@ -76,7 +74,6 @@ impl BugDone {
             verified: None,
             libfuzzer: None,
             value: None,
-            slips: Vec::new(),
         }
     }
 }
@@ -179,7 +176,6 @@ fn reduce_member<B: Backend>(
     write_atomically(&job.reproducer, &reduction.best.bytes)?;
     done.tests += reduction.stats.tests;
     done.reproducer_size = Some(reduction.best.bytes.len());
-    done.slips = slips.into_found();
     let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
     if let StopReason::OracleFailed(why) = stop {
         anyhow::bail!("running the target failed during the reduction: {why}");

@@ -35,6 +35,7 @@ Examples:
   cargo minimize-crash --artifacts parse_header -o triaged/      # batch: one reproducer per bug
   cargo minimize-crash --artifacts --shard 2/4 -o shard-2/        # one job of a CI matrix
   cargo minimize-crash --merge -o triaged/ shard-1/ shard-2/ shard-3/ shard-4/
+  cargo minimize-crash parse_header --corpus fuzz/corpus/parse_header -o corpus-min/
 
 Exit codes:
     0  minimized: the result is written and reproduces the same crash
@@ -60,7 +61,8 @@ Exit codes:
     override_usage = "cargo minimize-crash [OPTIONS] <TARGET> <CRASH>\n       \
                       cargo minimize-crash [OPTIONS] --exec <COMMAND> [TARGET] <CRASH>\n       \
                       cargo minimize-crash [OPTIONS] [TARGET] <CRASH|DIR>... | --artifacts [TARGET]\n       \
-                      cargo minimize-crash --merge -o <DIR> <SHARD DIR>..."
+                      cargo minimize-crash --merge -o <DIR> <SHARD DIR>...\n       \
+                      cargo minimize-crash [OPTIONS] <TARGET> --corpus <DIR> -o <NEW DIR>"
 )]
 pub struct Cli {
     /// The cargo-fuzz target's name, as given to `cargo fuzz run` (optional with
@@ -84,7 +86,7 @@ pub struct Cli {
     #[arg(long, help_heading = BATCH)]
     pub each: bool,
 
-    /// Batch mode: tests run on this many workers at once, each with its own fork server
+    /// Batch and corpus modes: tests run on this many workers at once, each with its own fork server
     /// [default: the number of cores].
     #[arg(long, value_name = "N", help_heading = BATCH, value_parser = clap::value_parser!(u32).range(1..))]
     pub workers: Option<u32>,
@@ -98,6 +100,14 @@ pub struct Cli {
     /// by -o: each bug once, with every shard's duplicates, and the reports.
     #[arg(long, help_heading = BATCH, conflicts_with_all = ["artifacts", "each", "shard", "exec"])]
     pub merge: bool,
+
+    /// Corpus mode: shrink every input of the corpus in DIR and drop the redundant ones, keeping
+    /// every coverage feature (edges with their hit-count buckets, as libFuzzer counts them);
+    /// the new corpus goes to the directory given by -o, DIR is never written. A rerun with the
+    /// same -o goes on where an interrupted one stopped.
+    #[arg(long, value_name = "DIR", help_heading = CORPUS,
+          conflicts_with_all = ["exec", "artifacts", "each", "shard", "merge", "crash"])]
+    pub corpus: Option<PathBuf>,
 
     /// Run COMMAND per test instead of building a harness. It is split into words
     /// like a shell would (no shell runs it); `@@` is replaced by the candidate's
@@ -216,6 +226,9 @@ pub struct Cli {
 
 /// The help heading of the batch mode's options.
 const BATCH: &str = "Batch mode (many inputs: one reproducer per bug, reports for CI)";
+
+/// The help heading of the corpus mode's options.
+const CORPUS: &str = "Corpus mode (shrink a fuzzing corpus, keeping its coverage)";
 
 /// The help heading of the options that shape the harness build.
 const BUILD: &str = "Harness build (as with `cargo fuzz build`)";

@@ -12,6 +12,7 @@
 
 pub mod batch;
 pub mod cli;
+pub mod corpus;
 pub mod exec;
 pub mod exit_code;
 pub mod interrupt;
@@ -32,3 +33,4 @@ pub mod setup;
 pub mod signature;
 pub mod synthetic;
 pub mod verify;
+pub mod workers;

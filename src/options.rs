@@ -43,6 +43,17 @@ pub struct Options {
     pub quiet: bool,
     /// Batch mode (many inputs, one reproducer per bug), when chosen.
     pub batch: Option<BatchOptions>,
+    /// Corpus mode (shrink a corpus keeping its coverage), when chosen.
+    pub corpus: Option<CorpusOptions>,
+}
+
+/// The corpus mode's settings (`output` is the new corpus's directory).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CorpusOptions {
+    /// The corpus directory (only read).
+    pub dir: PathBuf,
+    /// Workers running tests at once.
+    pub workers: usize,
 }
 
 /// The batch mode's settings (`crash` is then unused; `output` is the output directory).
@@ -125,6 +136,8 @@ pub struct ProjectOptions {
     pub target_dir: Option<PathBuf>,
     /// Cross-check the result with a plain libFuzzer build (`cargo fuzz build`) when cargo-fuzz is installed.
     pub verify_libfuzzer: bool,
+    /// Build the harness with coverage instrumentation (the corpus mode's).
+    pub coverage: bool,
 }
 
 impl ProjectOptions {
@@ -150,11 +163,14 @@ impl Options {
 
     /// Checks the arguments and fills in defaults.
     pub fn from_cli(cli: Cli) -> Result<Options, Failure> {
+        if cli.corpus.is_some() {
+            return corpus_options(cli);
+        }
         let positionals = Positionals::sort(&cli)?;
         let target = positionals.target;
         let batch = positionals.batch;
         let crash = positionals.crash;
-        let mode = match cli.exec {
+        let mode = match cli.exec.clone() {
             Some(exec) => {
                 let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
                 command.locate_program().context("invalid --exec").or_exit(Exit::Usage)?;
@@ -173,37 +189,68 @@ impl Options {
                 Mode::Harness { target, project }
             }
         };
-        if cli.timeout.is_zero() {
-            return Err(Failure::usage(anyhow!("--timeout must be more than zero")));
-        }
-        let order = if cli.random_order {
-            Order::Random { seed: cli.seed.unwrap_or_else(|| fastrand::u64(..)) }
-        } else {
-            Order::Deterministic
-        };
-        let signature = match cli.signature {
-            SignatureLevel::Strict => Level::Strict,
-            SignatureLevel::Default => Level::Default,
-            SignatureLevel::Loose => Level::Loose,
-            SignatureLevel::Any => Level::Any,
-        };
-        Ok(Options {
-            mode,
-            crash,
-            output: cli.output,
-            timeout: cli.timeout,
-            rss_limit_mb: cli.rss_limit_mb,
-            max_tests: cli.max_tests,
-            max_time: cli.max_time,
-            order,
-            structure: !cli.no_structure,
-            signature,
-            json: cli.json,
-            explain: cli.explain,
-            quiet: cli.quiet,
-            batch,
-        })
+        Ok(Options { mode, crash, batch, ..common(cli)? })
     }
+}
+
+/// The options every mode shares (mode, crash and batch left empty).
+fn common(cli: Cli) -> Result<Options, Failure> {
+    if cli.timeout.is_zero() {
+        return Err(Failure::usage(anyhow!("--timeout must be more than zero")));
+    }
+    let order = if cli.random_order {
+        Order::Random { seed: cli.seed.unwrap_or_else(|| fastrand::u64(..)) }
+    } else {
+        Order::Deterministic
+    };
+    let signature = match cli.signature {
+        SignatureLevel::Strict => Level::Strict,
+        SignatureLevel::Default => Level::Default,
+        SignatureLevel::Loose => Level::Loose,
+        SignatureLevel::Any => Level::Any,
+    };
+    Ok(Options {
+        mode: Mode::Harness { target: String::new(), project: ProjectOptions::default() },
+        crash: PathBuf::new(),
+        output: cli.output,
+        timeout: cli.timeout,
+        rss_limit_mb: cli.rss_limit_mb,
+        max_tests: cli.max_tests,
+        max_time: cli.max_time,
+        order,
+        structure: !cli.no_structure,
+        signature,
+        json: cli.json,
+        explain: cli.explain,
+        quiet: cli.quiet,
+        batch: None,
+        corpus: None,
+    })
+}
+
+/// `TARGET --corpus DIR -o NEW`: the harness mode only, no crash inputs.
+fn corpus_options(cli: Cli) -> Result<Options, Failure> {
+    let dir = cli.corpus.clone().expect("called with --corpus");
+    let Some(target) = cli.target.clone() else {
+        return Err(Failure::usage(anyhow!(
+            "give the fuzz target's name: `cargo minimize-crash TARGET --corpus DIR -o NEW_DIR`"
+        )));
+    };
+    let target =
+        target.into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")).or_exit(Exit::Usage)?;
+    if cli.output.is_none() {
+        return Err(Failure::usage(anyhow!(
+            "give the new corpus's directory with -o DIR (the corpus itself is never written)"
+        )));
+    }
+    if !dir.is_dir() {
+        return Err(Failure::usage(anyhow!("the corpus {} is not a directory", dir.display())));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let workers = cli.workers.map_or(cores, |w| w as usize);
+    let project = project_options(&cli)?;
+    let mode = Mode::Harness { target, project };
+    Ok(Options { mode, corpus: Some(CorpusOptions { dir, workers }), ..common(cli)? })
 }
 
 /// The harness mode's project and build settings.
@@ -233,6 +280,7 @@ fn project_options(cli: &Cli) -> Result<ProjectOptions, Failure> {
         },
         target_dir: cli.target_dir.clone(),
         verify_libfuzzer: !cli.no_verify_libfuzzer,
+        coverage: false,
     })
 }
 

@@ -39,6 +39,57 @@ impl Display {
     }
 }
 
+/// A status line on stderr: redrawn in place on a terminal (at most every
+/// 100 ms), nothing otherwise; lines that stay print above it.
+#[derive(Debug)]
+pub struct StatusLine {
+    /// How progress is shown.
+    pub display: Display,
+    last_drawn: Option<Instant>,
+    drawn: bool,
+}
+
+impl StatusLine {
+    /// A status line shown as `display` says.
+    pub fn new(display: Display) -> StatusLine {
+        StatusLine { display, last_drawn: None, drawn: false }
+    }
+
+    /// A line that stays (clears the status line first); nothing when `Off`.
+    pub fn line(&mut self, text: &str) {
+        if self.display == Display::Off {
+            return;
+        }
+        self.clear();
+        eprintln!("{text}");
+    }
+
+    /// Redraws the status line with `text` (made only when it will be shown),
+    /// on a terminal and when the last draw is old enough.
+    pub fn draw(&mut self, text: impl FnOnce() -> String) {
+        if self.display != Display::Terminal {
+            return;
+        }
+        if self.last_drawn.is_some_and(|t| t.elapsed() < Display::Terminal.interval()) {
+            return;
+        }
+        self.last_drawn = Some(Instant::now());
+        let text: String = text().chars().take(160).collect();
+        eprint!("\r\x1b[2K{text}");
+        let _ = std::io::stderr().flush();
+        self.drawn = true;
+    }
+
+    /// Clears the status line.
+    pub fn clear(&mut self) {
+        if self.drawn {
+            eprint!("\r\x1b[2K");
+            let _ = std::io::stderr().flush();
+            self.drawn = false;
+        }
+    }
+}
+
 /// The reducer's observer for a run.
 #[derive(Debug)]
 pub struct Watcher<'a> {

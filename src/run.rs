@@ -40,6 +40,9 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
     if let Some(batch) = &options.batch {
         return crate::batch::run(options, batch, &interrupt);
     }
+    if let Some(corpus) = &options.corpus {
+        return crate::corpus::run(options, corpus, &interrupt);
+    }
     let original = read_crash(&options.crash)?;
     match &options.mode {
         Mode::Exec { command, .. } => {
@@ -400,6 +403,7 @@ mod tests {
             explain: false,
             quiet: true,
             batch: None,
+            corpus: None,
         }
     }
 

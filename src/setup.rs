@@ -13,6 +13,9 @@ use crate::project::scratch::default_scratch_dir;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
 use crate::verify::{self, LibFuzzerCheck};
 
+/// How many features a coverage harness's run can report (4 MiB of shared memory).
+const FEATURE_CAPACITY: u32 = 1 << 20;
+
 /// A built harness for one target, ready to start fork servers.
 #[derive(Debug)]
 pub struct HarnessSetup {
@@ -61,6 +64,7 @@ impl HarnessSetup {
             // The harness never goes into cargo's own target directory: it would
             // replace `cargo fuzz build`'s binary of the same name.
             scratch_dir: options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
+            coverage: options.coverage,
             ..BuildOptions::default()
         };
         if !quiet {
@@ -82,6 +86,9 @@ impl HarnessSetup {
         }
         let mut config = ForkServerConfig::new(&harness.binary, limits.timeout);
         config.rss_limit_mb = limits.rss_limit_mb;
+        if options.coverage {
+            config.feature_capacity = FEATURE_CAPACITY;
+        }
         config.env = options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
         Ok(HarnessSetup { project, target: target.to_owned(), options: options.clone(), cwd, harness, config })
     }

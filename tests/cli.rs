@@ -20,6 +20,8 @@ use tempfile::TempDir;
 
 #[path = "cli/batch.rs"]
 mod batch;
+#[path = "cli/corpus.rs"]
+mod corpus;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -37,6 +39,11 @@ fn planted_replay() -> &'static Path {
 /// Builds a binary of the `planted` crate with the same cargo, profile and
 /// target directory as the binary under test; returns its path.
 fn planted_binary(name: &str) -> PathBuf {
+    planted_binary_with(name, &[])
+}
+
+/// [`planted_binary`] with the `planted` crate's `features`.
+fn planted_binary_with(name: &str, features: &[&str]) -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let profile_dir = Path::new(BIN).parent().expect("the binary's directory");
     let profile = profile_dir.file_name().and_then(|p| p.to_str()).expect("a profile directory");
@@ -47,6 +54,9 @@ fn planted_binary(name: &str) -> PathBuf {
         .args(["build", "-p", "planted", "--bin", name, "--message-format=json-render-diagnostics"])
         .arg("--target-dir")
         .arg(target_dir);
+    if !features.is_empty() {
+        build.arg("--features").arg(features.join(","));
+    }
     match profile {
         "debug" => {}
         "release" => {

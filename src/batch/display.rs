@@ -1,19 +1,16 @@
 //! What a batch shows while it runs: a status line redrawn on a terminal (inputs triaged, bugs found and done, each worker's current bug and size), plain lines otherwise, and one line per finished bug either way.
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use crate::batch::model::{Bug, BugStatus};
-use crate::progress::Display;
+use crate::progress::{Display, StatusLine};
 
 /// The batch's progress on stderr.
 #[derive(Debug)]
 pub struct Status {
-    display: Display,
+    status: StatusLine,
     started: Instant,
-    last_drawn: Option<Instant>,
-    drawn: bool,
     /// Bugs found so far (all targets).
     pub found: usize,
     /// Bugs finished so far.
@@ -25,10 +22,8 @@ impl Status {
     /// Progress shown as `display` says.
     pub fn new(display: Display) -> Status {
         Status {
-            display,
+            status: StatusLine::new(display),
             started: Instant::now(),
-            last_drawn: None,
-            drawn: false,
             found: 0,
             finished: 0,
             workers: BTreeMap::new(),
@@ -37,11 +32,7 @@ impl Status {
 
     /// A line that stays (clears the status line first).
     pub fn line(&mut self, text: &str) {
-        if self.display == Display::Off {
-            return;
-        }
-        self.clear();
-        eprintln!("{text}");
+        self.status.line(text);
     }
 
     /// A worker's bug is at `size` bytes after `tests` tests.
@@ -52,10 +43,8 @@ impl Status {
 
     /// Triage is under way.
     pub fn triage(&mut self, done: usize, total: usize) {
-        if self.display != Display::Terminal || self.throttled() {
-            return;
-        }
-        self.draw(&format!("triage: {done}/{total} inputs run, {} bugs so far", self.found));
+        let found = self.found;
+        self.status.draw(|| format!("triage: {done}/{total} inputs run, {found} bugs so far"));
     }
 
     /// A bug finished: one line, and its worker is idle.
@@ -78,42 +67,13 @@ impl Status {
 
     /// Clears the status line.
     pub fn clear(&mut self) {
-        if self.drawn {
-            eprint!("\r\x1b[2K");
-            let _ = std::io::stderr().flush();
-            self.drawn = false;
-        }
+        self.status.clear();
     }
 
     fn redraw(&mut self) {
-        if self.display != Display::Terminal || self.throttled() {
-            return;
-        }
         let workers: Vec<String> =
             self.workers.values().map(|(id, size, tests)| format!("{id} {size} B/{tests} tests")).collect();
-        let text = format!(
-            "[{:>6.1}s] bugs: {} done of {} | {}",
-            self.started.elapsed().as_secs_f64(),
-            self.finished,
-            self.found,
-            workers.join(" | ")
-        );
-        self.draw(&text);
-    }
-
-    fn throttled(&mut self) -> bool {
-        if self.last_drawn.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
-            return true;
-        }
-        self.last_drawn = Some(Instant::now());
-        false
-    }
-
-    fn draw(&mut self, text: &str) {
-        let width = 160;
-        let text: String = text.chars().take(width).collect();
-        eprint!("\r\x1b[2K{text}");
-        let _ = std::io::stderr().flush();
-        self.drawn = true;
+        let (seconds, finished, found) = (self.started.elapsed().as_secs_f64(), self.finished, self.found);
+        self.status.draw(|| format!("[{seconds:>6.1}s] bugs: {finished} done of {found} | {}", workers.join(" | ")));
     }
 }

@@ -1,11 +1,12 @@
-//! Worker threads, each with its own executor (its own fork server), fed jobs and drained of events through crossbeam channels; the caller's thread coordinates.
+//! The batch's jobs (triage an input, minimize a bug) and events on the shared worker threads (`crate::workers`), each worker with its own executor (its own fork server).
 
-use crossbeam_channel::{unbounded, Receiver, Sender};
+use crossbeam_channel::{Receiver, Sender};
 
 use crate::batch::backend::Backend;
 use crate::batch::minimize::{minimize_bug, BugDone, BugJob, Reporting, Settings};
 use crate::exec::{Executor, RunningGroup};
 use crate::signature::Signature;
+use crate::workers::{Slot, Work};
 
 /// Work for a worker.
 #[derive(Debug)]
@@ -64,49 +65,30 @@ pub fn with_workers<B: Backend, R>(
     settings: &Settings,
     coordinate: impl FnOnce(&Sender<Job>, &Receiver<Event>) -> R,
 ) -> R {
-    let (job_tx, job_rx) = unbounded::<Job>();
-    let (event_tx, event_rx) = unbounded::<Event>();
-    std::thread::scope(|scope| {
-        for worker in 0..workers.max(1) {
-            let (jobs, events) = (job_rx.clone(), event_tx.clone());
-            let running = settings.interrupt.worker_group();
-            scope.spawn(move || work(backend, worker, settings, running, &jobs, &events));
-        }
-        drop(event_tx);
-        let result = coordinate(&job_tx, &event_rx);
-        drop(job_tx);
-        result
-    })
+    crate::workers::with_workers(&BatchWork { backend, settings }, workers, settings.interrupt, coordinate)
 }
 
-/// One worker: starts its executor at the first job and keeps it.
-fn work<B: Backend>(
-    backend: &B,
-    worker: usize,
-    settings: &Settings,
-    running: RunningGroup,
-    jobs: &Receiver<Job>,
-    events: &Sender<Event>,
-) {
-    let mut executor: Option<B::Executor> = None;
-    for job in jobs {
-        if executor.is_none() {
-            match backend.start(running.clone()) {
-                Ok(started) => executor = Some(started),
-                Err(error) => {
-                    let _ = events.send(failed(job, format!("{error:#}")));
-                    continue;
-                }
-            }
-        }
-        let executor = executor.as_mut().expect("started");
-        let event = match job {
+/// A batch's jobs on a mode's executors.
+struct BatchWork<'a, B> {
+    backend: &'a B,
+    settings: &'a Settings<'a>,
+}
+
+impl<B: Backend> Work<Job, Event> for BatchWork<'_, B> {
+    type Executor = B::Executor;
+
+    fn start(&self, running: RunningGroup) -> anyhow::Result<B::Executor> {
+        self.backend.start(running)
+    }
+
+    fn handle(&self, slot: &Slot, executor: &mut B::Executor, job: Job, events: &Sender<Event>) -> Event {
+        match job {
             Job::Triage { index, bytes } => {
                 let result = executor.run(&bytes).map(|o| Signature::of(&o)).map_err(|e| format!("{e:#}"));
                 Event::Triaged { index, result }
             }
             Job::Minimize(job) => {
-                let id = job.id.clone();
+                let (worker, id) = (slot.index, job.id.clone());
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, id: id.clone(), size, tests });
                 };
@@ -115,12 +97,14 @@ fn work<B: Backend>(
                     let _ = events.send(Event::Slip { id: id.clone(), signature, input });
                 };
                 let reporting = Reporting { progress: &mut progress, slip: &mut slip };
-                Event::Finished(Box::new(minimize_bug(backend, executor, &job, settings, &running, reporting)))
+                let done = minimize_bug(self.backend, executor, &job, self.settings, &slot.running, reporting);
+                Event::Finished(Box::new(done))
             }
-        };
-        if events.send(event).is_err() {
-            return;
         }
+    }
+
+    fn failed(&self, job: Job, error: String) -> Event {
+        failed(job, error)
     }
 }
 

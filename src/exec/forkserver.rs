@@ -16,8 +16,9 @@
 //!    started outlives its test;
 //! 4. the stderr tail comes from the output file, and the child's own report
 //!    (ok or rejected, the panic's message and location, the recorded
-//!    examples) from shared memory: [`ForkServerExecutor::last_result`],
-//!    [`ForkServerExecutor::examples`].
+//!    examples, the coverage features of a coverage harness) from shared
+//!    memory: [`ForkServerExecutor::last_result`], [`ForkServerExecutor::examples`],
+//!    [`ForkServerExecutor::coverage`].
 //!
 //! The children's stderr goes to a regular file, not a pipe: a chatty child
 //! can never block on a full pipe, and no thread has to drain it. Scratch files
@@ -49,10 +50,13 @@ use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
+use super::coverage::Coverage;
 use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
-use crate::protocol::{ChildResult, Hello, Layout, Request, Response, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION};
+use crate::protocol::{
+    ChildResult, Hello, Layout, Request, Response, ResultKind, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION,
+};
 
 /// How long a freshly started harness has to send its handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -88,6 +92,10 @@ pub struct ForkServerConfig {
     pub rss_limit_mb: u64,
     /// More environment for the harness (a sanitizer's options).
     pub env: Vec<(OsString, OsString)>,
+    /// How many coverage features a run can report ([`ForkServerExecutor::coverage`]);
+    /// 0 (the default): children record no coverage. Each takes 4 bytes of
+    /// the (sparse) shared-memory file: `1 << 20` is 4 MiB.
+    pub feature_capacity: u32,
 }
 
 impl ForkServerConfig {
@@ -102,6 +110,7 @@ impl ForkServerConfig {
             running: RunningGroup::default(),
             rss_limit_mb: 0,
             env: Vec::new(),
+            feature_capacity: 0,
         }
     }
 }
@@ -179,8 +188,13 @@ struct SharedMemory {
 }
 
 impl SharedMemory {
-    fn create(path: PathBuf, input_capacity: u32) -> anyhow::Result<Self> {
-        let layout = Layout { input_capacity, example_capacity: EXAMPLE_CAPACITY, label_capacity: LABEL_CAPACITY };
+    fn create(path: PathBuf, input_capacity: u32, feature_capacity: u32) -> anyhow::Result<Self> {
+        let layout = Layout {
+            input_capacity,
+            example_capacity: EXAMPLE_CAPACITY,
+            label_capacity: LABEL_CAPACITY,
+            feature_capacity,
+        };
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -230,6 +244,8 @@ pub struct ForkServerExecutor {
     shm_generation: u32,
     last_child: Option<i32>,
     last_result: Option<ChildResult>,
+    /// How the last test's child ended.
+    last_status: Option<Status>,
     /// Symbolizes crashing children's frames (started at the first crash by signal).
     symbolizer: Symbolizer,
 }
@@ -239,7 +255,8 @@ impl ForkServerExecutor {
     /// [`HandshakeError`]) means the program cannot be used as a fork server.
     pub fn start(config: ForkServerConfig) -> anyhow::Result<Self> {
         let scratch = scratch_dir()?;
-        let shm = SharedMemory::create(scratch.path().join("shm-0"), config.input_capacity.max(1))?;
+        let shm =
+            SharedMemory::create(scratch.path().join("shm-0"), config.input_capacity.max(1), config.feature_capacity)?;
         let output_path = scratch.path().join("output");
         let output = OpenOptions::new()
             .read(true)
@@ -259,6 +276,7 @@ impl ForkServerExecutor {
             shm_generation: 0,
             last_child: None,
             last_result: None,
+            last_status: None,
             symbolizer: Symbolizer::new(&program),
         };
         executor.start_server()?;
@@ -289,6 +307,18 @@ impl ForkServerExecutor {
     /// `None` when it could not be read (the target scribbled over it).
     pub fn last_result(&self) -> Option<&ChildResult> {
         self.last_result.as_ref()
+    }
+
+    /// The coverage of the last test: `None` unless it returned normally (ok
+    /// or rejected; not a crash, a timeout or an out-of-memory) and the
+    /// executor has a [`ForkServerConfig::feature_capacity`]. A harness built
+    /// without coverage reports `counters == 0` and no features
+    /// ([`Coverage::is_instrumented`]).
+    pub fn coverage(&self) -> Option<Coverage> {
+        let result = self.last_result.as_ref()?;
+        let returned = matches!(result.kind, ResultKind::Ok | ResultKind::Rejected);
+        let exited = self.last_status == Some(Status::Exited(0));
+        result.coverage.clone().filter(|_| returned && exited).map(Coverage::from_record)
     }
 
     /// The scratch directory (removed on drop).
@@ -374,7 +404,7 @@ impl ForkServerExecutor {
         self.stop_server();
         self.shm_generation += 1;
         let path = self.scratch.path().join(format!("shm-{}", self.shm_generation));
-        let old = std::mem::replace(&mut self.shm, SharedMemory::create(path, capacity)?);
+        let old = std::mem::replace(&mut self.shm, SharedMemory::create(path, capacity, self.config.feature_capacity)?);
         let _ = std::fs::remove_file(old.path);
         Ok(())
     }
@@ -414,6 +444,7 @@ impl ForkServerExecutor {
         self.output.set_len(0).context("cannot truncate the output file")?;
         self.last_child = None;
         self.last_result = None;
+        self.last_status = None;
         self.seq = self.seq.wrapping_add(1);
         Ok(self.seq)
     }
@@ -481,6 +512,7 @@ impl ForkServerExecutor {
     /// The run's outcome from what the child left: its result record, its output, its frames.
     fn outcome(&mut self, status: Status, duration: Duration) -> anyhow::Result<Outcome> {
         self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
+        self.last_status = Some(status);
         let stderr = self.stderr_tail().context("cannot read the output file")?;
         let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
         // Only a crash by signal pays for symbolizing, and only for addresses not seen before.

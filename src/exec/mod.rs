@@ -4,6 +4,7 @@
 //! `--exec` mode, the universal fallback); [`forkserver`] drives a harness
 //! built with `cmc_runtime` (a fork per test); tests can plug in a closure.
 
+pub mod coverage;
 pub mod forkserver;
 pub mod process;
 pub mod symbolize;
@@ -12,6 +13,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
+pub use coverage::Coverage;
 pub use forkserver::{ForkServerConfig, ForkServerExecutor, HandshakeError};
 pub use process::{CommandLine, ProcessExecutor, RunningGroup};
 

@@ -59,7 +59,9 @@ pub const PROTOCOL: EmbeddedCrate = EmbeddedCrate {
 pub const RUNTIME: EmbeddedCrate = EmbeddedCrate {
     dir: "runtime",
     manifest: include_str!("../../embedded/runtime/manifest.toml"),
-    files: sources!("runtime": "lib.rs", "child.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs"),
+    files: sources!(
+        "runtime": "lib.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs"
+    ),
 };
 
 /// Writes the protocol and the runtime under `<scratch>/crates/` and returns

@@ -116,6 +116,10 @@ pub struct BuildOptions {
     pub target_dir: Option<PathBuf>,
     /// Show cargo's progress lines on stderr as they come (the first build takes a while).
     pub echo: bool,
+    /// Instrument with SanitizerCoverage as `cargo fuzz build` does, so the
+    /// harness reports the coverage features of each run (built apart, in
+    /// `<target dir>/coverage[-sanitizer-<name>]/`).
+    pub coverage: bool,
 }
 
 /// A built harness.
@@ -161,14 +165,8 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         version
     });
     let manifest = write_workspace(project, &layout.harness_dir(), &patches)?;
-    let target_dir = options.target_dir.clone().unwrap_or_else(|| layout.target_dir());
-    // Sanitized artifacts live apart: switching --sanitizer back and forth
-    // then rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
+    let target_dir = variant_target_dir(options.target_dir.clone().unwrap_or_else(|| layout.target_dir()), options);
     let flags = &options.flags;
-    let target_dir = match flags.sanitizer {
-        Sanitizer::None => target_dir,
-        sanitizer => target_dir.join(format!("sanitizer-{}", sanitizer.name())),
-    };
 
     let mut command = cargo_command(&cargo, project);
     command.arg("build").arg("--manifest-path").arg(&manifest);
@@ -214,14 +212,54 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     })
 }
 
+/// Where a build variant's artifacts go under cargo's target directory:
+/// sanitized and coverage builds each live apart, so switching back and forth
+/// rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
+fn variant_target_dir(target_dir: PathBuf, options: &BuildOptions) -> PathBuf {
+    let sanitizer = options.flags.sanitizer;
+    match (options.coverage, sanitizer) {
+        (false, Sanitizer::None) => target_dir,
+        (false, sanitizer) => target_dir.join(format!("sanitizer-{}", sanitizer.name())),
+        (true, Sanitizer::None) => target_dir.join("coverage"),
+        (true, sanitizer) => target_dir.join(format!("coverage-sanitizer-{}", sanitizer.name())),
+    }
+}
+
+/// SanitizerCoverage as cargo-fuzz 0.13 instruments a fuzz target (its
+/// defaults: 8-bit counters, the PC table, traced comparisons, branch folding
+/// off, stack depth on Linux), so a coverage harness has the same code, edges
+/// and frames as a `cargo fuzz build` binary. Stack depth only where the
+/// runtime defines `__sancov_lowest_stack` (x86-64 Linux): the harness is
+/// built for the host, the one this binary runs on.
+const COVERAGE_FLAGS: [&str; 6] = [
+    "-Cpasses=sancov-module",
+    "-Cllvm-args=-sanitizer-coverage-level=4",
+    "-Cllvm-args=-sanitizer-coverage-inline-8bit-counters",
+    "-Cllvm-args=-sanitizer-coverage-pc-table",
+    "-Cllvm-args=-sanitizer-coverage-trace-compares",
+    "-Cllvm-args=-simplifycfg-branch-fold-threshold=0",
+];
+
+/// The stack-depth flag, where the runtime supports it.
+const STACK_DEPTH_FLAG: Option<&str> = if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+    Some("-Cllvm-args=-sanitizer-coverage-stack-depth")
+} else {
+    None
+};
+
 /// cargo-fuzz's RUSTFLAGS for the sanitizer (`-Zsanitizer=address`; as
-/// cargo-fuzz on toolchains without `-Csanitizer`) without coverage
-/// instrumentation (the harness does not read coverage), the remapping that
-/// makes panic locations in the fuzz crate read as they do in a `cargo fuzz`
-/// build, then the user's own flags (last, so they win, as with cargo-fuzz).
+/// cargo-fuzz on toolchains without `-Csanitizer`), its SanitizerCoverage
+/// flags only for a coverage build ([`BuildOptions::coverage`]), the
+/// remapping that makes panic locations in the fuzz crate read as they do in
+/// a `cargo fuzz` build, then the user's own flags (last, so they win, as with cargo-fuzz).
 pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     let build = &options.flags;
-    let mut flags = vec!["--cfg".to_string(), "fuzzing".to_string()];
+    let mut flags = Vec::new();
+    if options.coverage {
+        flags.extend(COVERAGE_FLAGS.map(str::to_string));
+        flags.extend(STACK_DEPTH_FLAG.map(str::to_string));
+    }
+    flags.extend(["--cfg".to_string(), "fuzzing".to_string()]);
     // cargo-fuzz: debug assertions (which imply overflow checks) unless -O without -a.
     if !build.release || build.debug_assertions {
         flags.push("-Cdebug-assertions".into());
@@ -532,6 +570,27 @@ mod tests {
         let asan = rustflags(&project, &with(BuildFlags { sanitizer: Sanitizer::Address, ..BuildFlags::default() }));
         assert!(asan.contains(&"-Zsanitizer=address".to_string()), "{asan:?}");
         assert!(!default.iter().any(|f| f.contains("sanitizer")));
+        let coverage = rustflags(&project, &BuildOptions { coverage: true, ..BuildOptions::default() });
+        assert_eq!(coverage[..6], COVERAGE_FLAGS, "cargo-fuzz's instrumentation first");
+        assert!(coverage[6..].ends_with(&default), "then the plain build's flags: {coverage:?}");
+        let stack_depth = coverage.iter().any(|f| f == "-Cllvm-args=-sanitizer-coverage-stack-depth");
+        assert_eq!(stack_depth, cfg!(all(target_arch = "x86_64", target_os = "linux")));
+    }
+
+    #[test]
+    fn each_build_variant_has_a_target_directory_of_its_own() {
+        let dir = |coverage: bool, sanitizer: Sanitizer| {
+            let options = BuildOptions {
+                coverage,
+                flags: BuildFlags { sanitizer, ..BuildFlags::default() },
+                ..Default::default()
+            };
+            variant_target_dir(PathBuf::from("/t"), &options)
+        };
+        assert_eq!(dir(false, Sanitizer::None), Path::new("/t"));
+        assert_eq!(dir(false, Sanitizer::Address), Path::new("/t/sanitizer-address"));
+        assert_eq!(dir(true, Sanitizer::None), Path::new("/t/coverage"));
+        assert_eq!(dir(true, Sanitizer::Address), Path::new("/t/coverage-sanitizer-address"));
     }
 
     #[test]

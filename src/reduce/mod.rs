@@ -50,6 +50,9 @@ pub struct ReduceOptions {
     /// Try every smaller value of each byte at the end, not only zero, one
     /// less, and a binary search (costs up to 255 tests per byte).
     pub exhaustive_lowering: bool,
+    /// Run the lowering passes (smaller byte values of the same size); `false`
+    /// makes only the size smaller (the corpus mode, where values do not matter).
+    pub lowering: bool,
     /// A pass yields to the next after this many failing steps in a row (its
     /// place is kept for the next round; the final round runs to exhaustion).
     pub max_failures: u32,
@@ -65,6 +68,7 @@ impl Default for ReduceOptions {
             order: Order::Deterministic,
             structure: true,
             exhaustive_lowering: false,
+            lowering: true,
             max_failures: 16,
             cancel: None,
         }

@@ -36,7 +36,9 @@ struct Scheduler {
 
 /// Runs passes until none improves the best test case or a budget runs out.
 pub(crate) fn run(mut shrinker: Shrinker<'_>) -> Reduction {
-    let mut scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
+    let lowering = shrinker.options().lowering;
+    let passes = PASSES.iter().filter(|p| lowering || p.tier != Tier::Lower).collect();
+    let mut scheduler = Scheduler::new(&mut shrinker, passes);
     let stop = scheduler.rounds(&mut shrinker);
     shrinker.finish(stop)
 }

@@ -38,12 +38,14 @@
 //! # Shared memory ([`shm`])
 //!
 //! ```text
-//! 0        header (64 bytes): magic "cmc-shm\0", version, input / example / label capacities, input length
+//! 0        header (64 bytes): magic "cmc-shm\0", version, input / example / label capacities, input length,
+//!          feature capacity (0 = no coverage)
 //! 64       result (5,456 bytes): kind, panic line and column, lengths, flags, example and label counts,
-//!          frame count, signal, panic message (4,096 bytes), panic file (1,024 bytes),
-//!          crash frames (image base, image length, 32 raw addresses)
+//!          frame count, signal, feature count, counters, max stack offset, panic message (4,096 bytes),
+//!          panic file (1,024 bytes), crash frames (image base, image length, 32 raw addresses)
 //! 5,520    examples: example_capacity records of 24 bytes (front span, back span, label id, depth)
 //! ...      labels: label_capacity bytes of (u16 length, name) entries; a label id is an entry's index
+//! ...      features: feature_capacity u32 entries (8-aligned), the run's coverage features, ascending
 //! ...      input: input_capacity bytes (8-aligned), the candidate
 //! ```
 //!
@@ -64,11 +66,11 @@ pub mod start;
 use std::fmt;
 
 pub use message::{Hello, Request, Response, MESSAGE_LEN};
-pub use shm::{ChildResult, CrashFrames, ExampleRecord, Layout, PanicRecord, ResultKind, OPEN_END};
+pub use shm::{ChildResult, CoverageRecord, CrashFrames, ExampleRecord, Layout, PanicRecord, ResultKind, OPEN_END};
 pub use start::StartInfo;
 
 /// The protocol version; both sides must speak the same one.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 /// The environment variable that turns a harness into a fork server; its value is a [`StartInfo`].
 pub const ENV_VAR: &str = "CARGO_MINIMIZE_CRASH_FORKSERVER";

@@ -1,17 +1,20 @@
-//! The shared-memory layout: a header, the child's result, recorded examples, their labels, and the input.
+//! The shared-memory layout: a header, the child's result, recorded examples, their labels, coverage features, and the input.
 //!
-//! Offsets in bytes, all integers little-endian `u32`:
+//! Offsets in bytes, all integers little-endian `u32` unless marked `u64`:
 //!
 //! ```text
 //! header   0   magic "cmc-shm\0" (8)   8 version   12 input capacity   16 example capacity
-//!          20  label capacity (bytes)  24 input length   28..64 reserved
+//!          20  label capacity (bytes)  24 input length   28 feature capacity (entries; 0 = no coverage)
+//!          32..64 reserved
 //! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
 //!          88  example count   92 examples dropped   96 label bytes used   100 label count
-//!          104 frame count   108 signal   112..128 reserved   128 message (4,096)   4,224 file (1,024)
+//!          104 frame count   108 signal   112 feature count   116 counters   120 max stack offset (u64)
+//!          128 message (4,096)   4,224 file (1,024)
 //!          5,248 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
 //! examples 5,520, then example capacity x 24 bytes:
 //!          front start, front end, back start, back end, label id, depth
 //! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
+//! features then (rounded up to 8) feature capacity x 4 bytes: the run's features, ascending
 //! input    then (rounded up to 8) input capacity bytes
 //! ```
 //!
@@ -27,6 +30,14 @@
 //! ([`Layout::write_frames`], no allocation: it runs in the handler): the
 //! signal, where the main executable is loaded (PIE), and raw addresses, the
 //! interrupted instruction first, then return addresses.
+//!
+//! The coverage (when the header's feature capacity is not 0) is what a
+//! SanitizerCoverage-instrumented target hit in a run that returned: features
+//! numbered as libFuzzer numbers them (a counter's index x 8 + its bucket,
+//! then one stack-depth feature), how many counters the harness registered (0:
+//! not instrumented) and the raw stack depth. The child writes the features in
+//! place ([`Layout::features_area`]) and then their summary
+//! ([`Layout::write_coverage`]); a list longer than the area is cut (a flag).
 
 use super::{get_u32, need, put_u32, DecodeError, VERSION};
 
@@ -56,6 +67,7 @@ const H_INPUT_CAPACITY: usize = 12;
 const H_EXAMPLE_CAPACITY: usize = 16;
 const H_LABEL_CAPACITY: usize = 20;
 const H_INPUT_LEN: usize = 24;
+const H_FEATURE_CAPACITY: usize = 28;
 
 const R_KIND: usize = RESULT_OFFSET;
 const R_LINE: usize = RESULT_OFFSET + 4;
@@ -69,12 +81,19 @@ const R_LABEL_BYTES: usize = RESULT_OFFSET + 32;
 const R_LABEL_COUNT: usize = RESULT_OFFSET + 36;
 const R_FRAME_COUNT: usize = RESULT_OFFSET + 40;
 const R_SIGNAL: usize = RESULT_OFFSET + 44;
+const R_FEATURE_COUNT: usize = RESULT_OFFSET + 48;
+const R_COUNTERS: usize = RESULT_OFFSET + 52;
+const R_STACK_OFFSET: usize = RESULT_OFFSET + 56;
 const R_MESSAGE: usize = RESULT_OFFSET + RESULT_FIXED;
 const R_FILE: usize = R_MESSAGE + MESSAGE_CAPACITY;
 const R_FRAMES: usize = R_FILE + FILE_CAPACITY;
 
 const FLAG_MESSAGE_CUT: u32 = 1;
 const FLAG_FILE_CUT: u32 = 2;
+/// The features did not all fit the area.
+const FLAG_FEATURES_CUT: u32 = 4;
+/// The child recorded its coverage (the target returned).
+const FLAG_COVERAGE: u32 = 8;
 
 /// How far the child got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -171,6 +190,21 @@ pub struct CrashFrames {
     pub addresses: Vec<u64>,
 }
 
+/// The coverage of one run that returned, as the child recorded it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CoverageRecord {
+    /// The features hit, ascending (libFuzzer's numbering: counter index x 8
+    /// + bucket, then the stack-depth feature past all counters').
+    pub features: Vec<u32>,
+    /// How many 8-bit counters the harness registered (0: not instrumented).
+    pub counters: u32,
+    /// How deep the run went below where the target was called, in bytes
+    /// (0 without stack-depth instrumentation).
+    pub stack_offset: u64,
+    /// Whether there were more features than the area holds (the list is a prefix).
+    pub cut: bool,
+}
+
 /// Everything the child wrote about one run.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ChildResult {
@@ -186,6 +220,8 @@ pub struct ChildResult {
     pub labels: Vec<String>,
     /// The frames the signal handler recorded, when the child crashed by a signal.
     pub frames: Option<CrashFrames>,
+    /// The run's coverage, when the layout has room for features and the target returned.
+    pub coverage: Option<CoverageRecord>,
 }
 
 /// The sizes of the variable areas, from which every offset follows.
@@ -197,6 +233,8 @@ pub struct Layout {
     pub example_capacity: u32,
     /// How many bytes the label table has.
     pub label_capacity: u32,
+    /// How many coverage features fit (`u32` entries); 0: the child records no coverage.
+    pub feature_capacity: u32,
 }
 
 impl Layout {
@@ -210,9 +248,14 @@ impl Layout {
         self.examples_offset() + self.example_capacity as usize * EXAMPLE_LEN
     }
 
+    /// Where the features start (8-aligned).
+    pub fn features_offset(&self) -> usize {
+        (self.labels_offset() + self.label_capacity as usize).next_multiple_of(8)
+    }
+
     /// Where the input starts (8-aligned).
     pub fn input_offset(&self) -> usize {
-        (self.labels_offset() + self.label_capacity as usize).next_multiple_of(8)
+        (self.features_offset() + 4 * self.feature_capacity as usize).next_multiple_of(8)
     }
 
     /// The size the shared-memory file must have.
@@ -233,6 +276,7 @@ impl Layout {
         put_u32(shm, H_INPUT_CAPACITY, self.input_capacity);
         put_u32(shm, H_EXAMPLE_CAPACITY, self.example_capacity);
         put_u32(shm, H_LABEL_CAPACITY, self.label_capacity);
+        put_u32(shm, H_FEATURE_CAPACITY, self.feature_capacity);
         self.clear_result(shm);
     }
 
@@ -251,6 +295,7 @@ impl Layout {
             input_capacity: get_u32(shm, H_INPUT_CAPACITY),
             example_capacity: get_u32(shm, H_EXAMPLE_CAPACITY),
             label_capacity: get_u32(shm, H_LABEL_CAPACITY),
+            feature_capacity: get_u32(shm, H_FEATURE_CAPACITY),
         };
         need(shm, layout.total_len(), "shared-memory file")?;
         Ok(layout)
@@ -283,7 +328,7 @@ impl Layout {
         Ok(&shm[start..start + len as usize])
     }
 
-    /// Resets the result to [`ResultKind::NotStarted`] with no panic, examples or labels.
+    /// Resets the result to [`ResultKind::NotStarted`] with no panic, examples, labels, frames or coverage.
     pub fn clear_result(&self, shm: &mut [u8]) {
         shm[RESULT_OFFSET..R_MESSAGE].fill(0);
     }
@@ -300,7 +345,8 @@ impl Layout {
         let file_len = file.len().min(FILE_CAPACITY);
         shm[R_MESSAGE..R_MESSAGE + message_len].copy_from_slice(&message[..message_len]);
         shm[R_FILE..R_FILE + file_len].copy_from_slice(&file[..file_len]);
-        let mut flags = 0;
+        // Keep the coverage's flags; a panic's own are set afresh.
+        let mut flags = get_u32(shm, R_FLAGS) & !(FLAG_MESSAGE_CUT | FLAG_FILE_CUT);
         if message_len < message.len() {
             flags |= FLAG_MESSAGE_CUT;
         }
@@ -328,6 +374,61 @@ impl Layout {
         }
         put_u32(shm, R_SIGNAL, signal);
         put_u32(shm, R_FRAME_COUNT, count as u32);
+    }
+
+    /// The features area, [`Layout::feature_capacity`] little-endian `u32`
+    /// entries (8-aligned in the file), for the child to fill in place before
+    /// [`Layout::write_coverage`].
+    pub fn features_area<'a>(&self, shm: &'a mut [u8]) -> &'a mut [u8] {
+        let start = self.features_offset();
+        &mut shm[start..start + 4 * self.feature_capacity as usize]
+    }
+
+    /// Records the run's coverage once its first `count` features are in the
+    /// area (a larger count is taken as the capacity, and the list as cut):
+    /// whether more did not fit, the registered counters, the raw stack depth.
+    pub fn write_coverage(&self, shm: &mut [u8], count: u32, cut: bool, counters: u32, stack_offset: u64) {
+        let cut = cut || count > self.feature_capacity;
+        put_u32(shm, R_FEATURE_COUNT, count.min(self.feature_capacity));
+        put_u32(shm, R_COUNTERS, counters);
+        shm[R_STACK_OFFSET..R_STACK_OFFSET + 8].copy_from_slice(&stack_offset.to_le_bytes());
+        let flags = get_u32(shm, R_FLAGS) & !FLAG_FEATURES_CUT;
+        put_u32(shm, R_FLAGS, flags | FLAG_COVERAGE | if cut { FLAG_FEATURES_CUT } else { 0 });
+    }
+
+    /// Writes `coverage`'s features into the area (as many as fit; the rest
+    /// cut) and records it ([`Layout::write_coverage`]).
+    pub fn write_features(&self, shm: &mut [u8], coverage: &CoverageRecord) {
+        let area = self.features_area(shm);
+        let fit = coverage.features.len().min(self.feature_capacity as usize);
+        for (i, &feature) in coverage.features[..fit].iter().enumerate() {
+            put_u32(area, 4 * i, feature);
+        }
+        let cut = coverage.cut || fit < coverage.features.len();
+        self.write_coverage(shm, fit as u32, cut, coverage.counters, coverage.stack_offset);
+    }
+
+    /// The coverage the child recorded, if it did (count checked against the capacity).
+    fn read_coverage(&self, shm: &[u8]) -> Result<Option<CoverageRecord>, DecodeError> {
+        let flags = get_u32(shm, R_FLAGS);
+        if flags & FLAG_COVERAGE == 0 {
+            return Ok(None);
+        }
+        let count = get_u32(shm, R_FEATURE_COUNT);
+        if count > self.feature_capacity {
+            let limit = self.feature_capacity.into();
+            return Err(DecodeError::OutOfRange { what: "feature count", value: count.into(), limit });
+        }
+        let start = self.features_offset();
+        let area = &shm[start..start + 4 * count as usize];
+        let mut stack_offset = [0; 8];
+        stack_offset.copy_from_slice(&shm[R_STACK_OFFSET..R_STACK_OFFSET + 8]);
+        Ok(Some(CoverageRecord {
+            features: area.chunks_exact(4).map(|entry| get_u32(entry, 0)).collect(),
+            counters: get_u32(shm, R_COUNTERS),
+            stack_offset: u64::from_le_bytes(stack_offset),
+            cut: flags & FLAG_FEATURES_CUT != 0,
+        }))
     }
 
     /// The kind recorded so far (`NotStarted` when it is not a known kind).
@@ -445,7 +546,8 @@ impl Layout {
             addresses: (0..frame_count).map(|i| get_u64(R_FRAMES + 16 + 8 * i)).collect(),
         });
         let examples_dropped = get_u32(shm, R_EXAMPLES_DROPPED);
-        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames })
+        let coverage = self.read_coverage(shm)?;
+        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage })
     }
 }
 
@@ -453,7 +555,7 @@ impl Layout {
 mod tests {
     use super::*;
 
-    const SMALL: Layout = Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16 };
+    const SMALL: Layout = Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16, feature_capacity: 3 };
 
     fn shm(layout: &Layout) -> Vec<u8> {
         let mut shm = vec![0xAA; layout.total_len()];
@@ -467,13 +569,19 @@ mod tests {
         assert_eq!(R_FRAMES, 5248);
         assert_eq!(SMALL.examples_offset(), 5520);
         assert_eq!(SMALL.labels_offset(), 5520 + 48);
-        assert_eq!(SMALL.input_offset(), (5520 + 48 + 16));
-        assert_eq!(SMALL.total_len(), 5584 + 100);
+        assert_eq!(SMALL.features_offset(), 5520 + 48 + 16);
+        assert_eq!(SMALL.input_offset(), 5584 + 16, "3 features, 12 bytes, rounded up to 8");
+        assert_eq!(SMALL.total_len(), 5600 + 100);
         let odd = Layout { label_capacity: 13, ..SMALL };
+        assert_eq!(odd.features_offset() % 8, 0);
         assert_eq!(odd.input_offset() % 8, 0);
+        let none = Layout { feature_capacity: 0, ..SMALL };
+        assert_eq!(none.input_offset(), 5584, "no coverage, no room");
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x02\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x03\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
+        assert_eq!(&shm[28..32], &3u32.to_le_bytes());
+        assert_eq!((R_FEATURE_COUNT, R_COUNTERS, R_STACK_OFFSET), (112, 116, 120));
     }
 
     #[test]
@@ -491,8 +599,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 3;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 3, expected: 2 }));
+        newer[H_VERSION] = 4;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 4, expected: 3 }));
     }
 
     #[test]
@@ -595,6 +703,39 @@ mod tests {
     }
 
     #[test]
+    fn coverage_survives_a_round_trip_and_is_cleared() {
+        let mut shm = shm(&SMALL);
+        assert_eq!(SMALL.read_result(&shm).unwrap().coverage, None, "nothing recorded yet");
+        let coverage = CoverageRecord { features: vec![8, 17, 4103], counters: 512, stack_offset: 1 << 40, cut: false };
+        SMALL.write_features(&mut shm, &coverage);
+        assert_eq!(SMALL.read_result(&shm).unwrap().coverage, Some(coverage));
+        assert_eq!(&shm[SMALL.features_offset()..SMALL.features_offset() + 4], &8u32.to_le_bytes());
+        SMALL.clear_result(&mut shm);
+        assert_eq!(SMALL.read_result(&shm), Ok(ChildResult::default()));
+        let uninstrumented = CoverageRecord::default();
+        SMALL.write_features(&mut shm, &uninstrumented);
+        assert_eq!(SMALL.read_result(&shm).unwrap().coverage, Some(uninstrumented), "recorded, but empty");
+    }
+
+    #[test]
+    fn a_feature_list_longer_than_the_area_is_cut() {
+        let mut shm = shm(&SMALL);
+        let long = CoverageRecord { features: vec![1, 2, 3, 4, 5], counters: 9, stack_offset: 0, cut: false };
+        SMALL.write_features(&mut shm, &long);
+        let read = SMALL.read_result(&shm).unwrap().coverage.unwrap();
+        assert_eq!(read, CoverageRecord { features: vec![1, 2, 3], cut: true, ..long });
+        // Written in place: a count past the capacity is the capacity, and a cut.
+        SMALL.clear_result(&mut shm);
+        SMALL.features_area(&mut shm).copy_from_slice(&[7, 0, 0, 0, 8, 0, 0, 0, 9, 0, 0, 0]);
+        SMALL.write_coverage(&mut shm, 4, false, 2, 16);
+        let read = SMALL.read_result(&shm).unwrap().coverage.unwrap();
+        assert_eq!((read.features, read.cut, read.counters, read.stack_offset), (vec![7, 8, 9], true, 2, 16));
+        // A panic afterwards keeps the coverage's flags.
+        SMALL.write_panic(&mut shm, b"late", b"f.rs", 1, 1);
+        assert!(SMALL.read_result(&shm).unwrap().coverage.unwrap().cut);
+    }
+
+    #[test]
     fn corrupt_counts_are_rejected_not_trusted() {
         let mut shm = shm(&SMALL);
         put_u32(&mut shm, R_KIND, 9);
@@ -610,6 +751,10 @@ mod tests {
         SMALL.push_label(&mut shm, b"abc").unwrap();
         put_u32(&mut shm, R_LABEL_BYTES, 4);
         assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::Truncated { what: "label entry", .. })));
+        SMALL.clear_result(&mut shm);
+        SMALL.write_coverage(&mut shm, 0, false, 1, 0);
+        put_u32(&mut shm, R_FEATURE_COUNT, 4);
+        assert!(matches!(SMALL.read_result(&shm), Err(DecodeError::OutOfRange { what: "feature count", .. })));
         assert!(SMALL.read_result(&shm[..100]).is_err());
     }
 }

@@ -43,7 +43,17 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
     };
     crate::examples::start(shm, &input);
     shm.set_kind(ResultKind::Running);
+    // Coverage: only the target's own run counts, so nothing runs between
+    // reset and test_one, or between test_one and stop, that depends on the input.
+    let coverage = shm.feature_capacity() > 0;
+    if coverage {
+        crate::coverage::reset();
+    }
     let code = test_one(&input);
+    if coverage {
+        crate::coverage::stop();
+        crate::coverage::record(&shm);
+    }
     shm.set_kind(if code == REJECT { ResultKind::Rejected } else { ResultKind::Ok });
     // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
     // of the child's is worth keeping.

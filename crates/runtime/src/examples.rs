@@ -25,7 +25,9 @@
 //! (its last child's exit, else its own entry) had the end of the unread data,
 //! so every child's spans stay inside its parent's.
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
 use cmc_protocol::{ExampleRecord, OPEN_END};
@@ -45,7 +47,10 @@ struct Recorder {
     /// The end of the unread data at the last cursor seen: where an exhausted
     /// or consumed cursor is taken to be.
     last_back: u32,
-    labels: HashMap<&'static str, u32>,
+    /// Fixed hash keys, not `RandomState`'s: each child would draw its own,
+    /// and the lookups' instrumented probing (a coverage harness) would give
+    /// the same input different features in different children.
+    labels: HashMap<&'static str, u32, BuildHasherDefault<DefaultHasher>>,
 }
 
 /// What [`enter`] hands back to [`exit`]: the value's record and its entry cursor.
@@ -74,7 +79,7 @@ pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
         len,
         depth: 0,
         last_back: u32::try_from(len).unwrap_or(u32::MAX),
-        labels: HashMap::new(),
+        labels: HashMap::default(),
     });
 }
 
@@ -162,7 +167,7 @@ mod tests {
 
     #[test]
     fn nested_values_become_preorder_records_with_absolute_spans() {
-        let layout = Layout { input_capacity: 64, example_capacity: 8, label_capacity: 256 };
+        let layout = Layout { input_capacity: 64, example_capacity: 8, label_capacity: 256, feature_capacity: 0 };
         let path = std::env::temp_dir().join(format!("cmc-runtime-examples-{}", std::process::id()));
         let mut file = vec![0u8; layout.total_len()];
         layout.write_header(&mut file);

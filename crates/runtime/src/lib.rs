@@ -33,6 +33,10 @@
 //!   server, so it exists before the client learns the pid), so the client can
 //!   kill whatever the target started; and it dies with the server
 //!   (`PR_SET_PDEATHSIG`), as the server dies with the client.
+//! - **Coverage** (when the client asks for features): in a harness built with
+//!   SanitizerCoverage, each child zeroes the 8-bit counters before the
+//!   target and writes the features it hit (libFuzzer's numbering) to shared
+//!   memory after it returns; the callbacks the instrumentation calls are ours.
 //! - **Output**: children's stdout goes to `/dev/null`; their stderr to the
 //!   file descriptor the client names (a regular file it truncates per test, so
 //!   a chatty child never blocks on a full pipe), or to `/dev/null`.
@@ -40,6 +44,7 @@
 #![deny(missing_docs)]
 
 mod child;
+mod coverage;
 pub mod examples;
 mod replay;
 mod server;

@@ -70,6 +70,11 @@ impl SharedMemory {
         self.with(|shm, layout| layout.read_input(shm).map(<[u8]>::to_vec).map_err(|e| e.to_string()))
     }
 
+    /// How many coverage features the client has room for (0: it wants none).
+    pub(crate) fn feature_capacity(&self) -> u32 {
+        self.layout.feature_capacity
+    }
+
     /// Records how far the child got.
     pub(crate) fn set_kind(&self, kind: ResultKind) {
         self.with(|shm, layout| layout.set_kind(shm, kind));

@@ -1,0 +1,182 @@
+//! The corpus run's report: totals before and after (files, bytes, features), time and tests, and what happened to each input; as JSON (`--json`) and as a summary on stderr.
+
+use serde::Serialize;
+
+/// The version of the JSON report's shape.
+pub const CORPUS_REPORT_VERSION: u32 = 1;
+
+/// The whole report.
+#[derive(Clone, Debug, Serialize)]
+pub struct CorpusReport {
+    /// [`CORPUS_REPORT_VERSION`].
+    pub version: u32,
+    /// The fuzz target.
+    pub target: String,
+    /// The corpus directory read.
+    pub corpus: String,
+    /// The directory written.
+    pub output: String,
+    /// The old corpus.
+    pub before: Totals,
+    /// The new one.
+    pub after: Totals,
+    /// Whether the new corpus covers every feature of the old one.
+    pub covers_every_feature: bool,
+    /// Tests run in all.
+    pub tests: u64,
+    /// Wall time, harness build included.
+    pub seconds: f64,
+    /// Stopped by Ctrl-C before the end (the output holds what was done).
+    pub interrupted: bool,
+    /// Every distinct input, in path order.
+    pub inputs: Vec<InputReport>,
+}
+
+/// A corpus's size and coverage.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Totals {
+    /// Files.
+    pub files: usize,
+    /// Their bytes.
+    pub bytes: u64,
+    /// Distinct coverage features (libFuzzer's numbering) of the inputs that run normally.
+    pub features: usize,
+}
+
+/// What happened to one input (one content: duplicates are listed with it).
+#[derive(Clone, Debug, Serialize)]
+pub struct InputReport {
+    /// Its path.
+    pub name: String,
+    /// Its size.
+    pub size: usize,
+    /// Its SHA-1.
+    pub sha1: String,
+    /// What happened.
+    pub status: InputStatus,
+    /// The file it became in the new corpus.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// That file's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_size: Option<usize>,
+    /// Tests its shrinking took.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<u64>,
+    /// The crash, the failure, or why it was kept unshrunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// Other files with the same content.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub duplicates: Vec<String>,
+}
+
+/// An input's fate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InputStatus {
+    /// Kept for features no other input covers (shrunk, unless `detail` says why not).
+    Kept,
+    /// Dropped: inputs kept for coverage cover all its features.
+    Covered,
+    /// Kept and shrunk, then dropped: other shrunk inputs cover its features.
+    CoveredAfterShrinking,
+    /// Left out: it crashes the target.
+    Crash,
+    /// Left out: it runs past the time limit.
+    Timeout,
+    /// Left out: the target rejects it (`Corpus::Reject`).
+    Rejected,
+    /// Left out: it could not be read or run.
+    Failed,
+    /// Not finished: interrupted.
+    Interrupted,
+}
+
+impl CorpusReport {
+    /// Inputs with `status`.
+    pub fn count(&self, status: InputStatus) -> usize {
+        self.inputs.iter().filter(|i| i.status == status).count()
+    }
+
+    /// The summary for stderr.
+    pub fn summary(&self) -> String {
+        let (before, after) = (&self.before, &self.after);
+        let mut text = format!(
+            "{}: {} files, {} bytes, {} features -> {} files, {} bytes, {} features ({:.1}% of the bytes) in \
+             {:.1}s, {} tests\n",
+            self.target,
+            before.files,
+            before.bytes,
+            before.features,
+            after.files,
+            after.bytes,
+            after.features,
+            100.0 * after.bytes as f64 / before.bytes.max(1) as f64,
+            self.seconds,
+            self.tests
+        );
+        let coverage = if self.covers_every_feature {
+            "covers every feature of the old one"
+        } else {
+            "DOES NOT cover every feature of the old one"
+        };
+        text += &format!("the new corpus in {} {coverage}\n", self.output);
+        let left_out: Vec<&InputReport> = self
+            .inputs
+            .iter()
+            .filter(|i| matches!(i.status, InputStatus::Crash | InputStatus::Timeout | InputStatus::Failed))
+            .collect();
+        if !left_out.is_empty() {
+            text += &format!("{} inputs left out (they crash, hang or cannot run):\n", left_out.len());
+            for input in left_out {
+                text += &format!("  {}: {}\n", input.name, input.detail.as_deref().unwrap_or("?"));
+            }
+        }
+        if self.interrupted {
+            text += "interrupted: run the same command again to go on from here\n";
+        }
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_summary_names_the_totals_and_the_inputs_left_out() {
+        let input = |name: &str, status, detail: Option<&str>| InputReport {
+            name: name.into(),
+            size: 10,
+            sha1: "0".into(),
+            status,
+            result: None,
+            result_size: None,
+            tests: None,
+            detail: detail.map(str::to_owned),
+            duplicates: Vec::new(),
+        };
+        let report = CorpusReport {
+            version: CORPUS_REPORT_VERSION,
+            target: "tlv".into(),
+            corpus: "in".into(),
+            output: "out".into(),
+            before: Totals { files: 3, bytes: 3000, features: 90 },
+            after: Totals { files: 1, bytes: 30, features: 91 },
+            covers_every_feature: true,
+            tests: 500,
+            seconds: 2.0,
+            interrupted: false,
+            inputs: vec![input("a", InputStatus::Kept, None), input("b", InputStatus::Crash, Some("panic at x"))],
+        };
+        let summary = report.summary();
+        assert!(summary.starts_with("tlv: 3 files, 3000 bytes, 90 features -> 1 files, 30 bytes, 91 features (1.0%"));
+        assert!(summary.contains("covers every feature"), "{summary}");
+        assert!(summary.contains("  b: panic at x"), "{summary}");
+        assert_eq!(report.count(InputStatus::Kept), 1);
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["inputs"][1]["status"], "crash");
+        assert!(json["inputs"][0].get("result").is_none());
+    }
+}

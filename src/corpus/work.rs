@@ -1,0 +1,103 @@
+//! The corpus mode's jobs (measure an input, shrink a kept one) and events, on the shared worker threads, each worker with its own coverage fork server.
+
+use crossbeam_channel::Sender;
+
+use crate::corpus::shrink::{measure, shrink, Measured, Shrunk};
+use crate::exec::{ForkServerExecutor, RunningGroup};
+use crate::interrupt::Interrupt;
+use crate::reduce::ReduceOptions;
+use crate::setup::HarnessSetup;
+use crate::workers::{Slot, Work};
+
+/// Work for a worker.
+#[derive(Debug)]
+pub enum Job {
+    /// Run an input once for its features.
+    Measure {
+        /// The input's index.
+        index: usize,
+        /// Its contents.
+        bytes: Vec<u8>,
+    },
+    /// Shrink a kept input.
+    Shrink {
+        /// The input's index.
+        index: usize,
+        /// Its contents.
+        bytes: Vec<u8>,
+        /// The features it must keep.
+        required: Vec<u32>,
+    },
+}
+
+/// What a worker reports.
+#[derive(Debug)]
+pub enum Event {
+    /// An input ran.
+    Measured {
+        /// The input's index.
+        index: usize,
+        /// What the run showed.
+        result: Measured,
+    },
+    /// A shrink is under way.
+    Progress {
+        /// The worker.
+        worker: usize,
+        /// The input's index.
+        index: usize,
+        /// The best size so far.
+        size: usize,
+        /// Tests so far.
+        tests: u64,
+    },
+    /// A shrink ended.
+    Shrunk {
+        /// The input's index.
+        index: usize,
+        /// Its result, or why it failed (the input is then kept as it is).
+        result: Result<Shrunk, String>,
+    },
+}
+
+/// Corpus jobs on coverage harnesses.
+#[derive(Debug)]
+pub struct CorpusWork<'a> {
+    /// The coverage harness.
+    pub setup: &'a HarnessSetup,
+    /// Each shrink's reduction options (budgets apply per input).
+    pub reduce: ReduceOptions,
+    /// Ctrl-C: shrinks not started yet are skipped.
+    pub interrupt: &'a Interrupt,
+}
+
+impl Work<Job, Event> for CorpusWork<'_> {
+    type Executor = ForkServerExecutor;
+
+    fn start(&self, running: RunningGroup) -> anyhow::Result<ForkServerExecutor> {
+        self.setup.start(running)
+    }
+
+    fn handle(&self, slot: &Slot, executor: &mut ForkServerExecutor, job: Job, events: &Sender<Event>) -> Event {
+        match job {
+            Job::Measure { index, bytes } => Event::Measured { index, result: measure(executor, &bytes) },
+            Job::Shrink { index, .. } if self.interrupt.is_raised() => {
+                Event::Shrunk { index, result: Err(String::from("interrupted")) }
+            }
+            Job::Shrink { index, bytes, required } => {
+                let worker = slot.index;
+                let mut progress = |size, tests| {
+                    let _ = events.send(Event::Progress { worker, index, size, tests });
+                };
+                Event::Shrunk { index, result: shrink(executor, &bytes, &required, &self.reduce, &mut progress) }
+            }
+        }
+    }
+
+    fn failed(&self, job: Job, error: String) -> Event {
+        match job {
+            Job::Measure { index, .. } => Event::Measured { index, result: Measured::Failed(error) },
+            Job::Shrink { index, .. } => Event::Shrunk { index, result: Err(error) },
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The corpus mode end to end on generated corpora (`planted-corpus`: hundreds of kilobyte inputs) of a typed and a bytes target: a small fraction of the bytes, every feature kept (by our count and by libFuzzer's own, `-runs=0`), the old directory untouched, a crashing input reported and left out, a rerun resuming, a SIGKILL mid-run, and the usage errors.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+use super::*;
+
+/// The typed target the generated corpus is for.
+const TYPED: &str = "config";
+
+/// `planted-corpus`, built once per test run like `planted-replay`.
+fn planted_corpus() -> &'static Path {
+    static PATH: OnceLock<PathBuf> = OnceLock::new();
+    // The typed targets' encoders need the `arbitrary` derives.
+    PATH.get_or_init(|| planted_binary_with("planted-corpus", &["arbitrary"]))
+}
+
+/// A generated corpus of `count` inputs for `target` in a new directory (`<tmp>/corpus`).
+fn generate(target: &str, count: usize, seed: u64) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let output = Command::new(planted_corpus())
+        .arg(target)
+        .arg(dir.path().join("corpus"))
+        .args(["--count", &count.to_string(), "--seed", &seed.to_string()])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "planted-corpus failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    dir
+}
+
+/// A finished corpus run.
+struct CorpusRun {
+    code: Option<i32>,
+    stderr: String,
+    report: Value,
+}
+
+fn run_corpus(target: &str, corpus: &Path, output: &Path, extra: &[&str]) -> CorpusRun {
+    let _lock = harness_lock();
+    let assert = tool()
+        .timeout(Duration::from_secs(900))
+        .current_dir(root())
+        .args(["--timeout", "1s", "--json", target, "--corpus"])
+        .arg(corpus)
+        .arg("-o")
+        .arg(output)
+        .args(extra)
+        .assert();
+    let out = assert.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    CorpusRun { code: out.status.code(), stderr, report }
+}
+
+/// Every file in `dir` (not recursively) with its bytes' SHA-1, sorted by name.
+fn files(dir: &Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), sha1_hex(&std::fs::read(&p).unwrap())))
+        .collect();
+    files.sort();
+    files
+}
+
+/// `cov:` and `ft:` of libFuzzer's `INITED` line for a plain `cargo fuzz build` of `target` over `dirs`.
+fn libfuzzer_counts(target: &str, dirs: &[&Path]) -> (u64, u64) {
+    let binary = libfuzzer_binary(target);
+    let output = Command::new(&binary).arg("-runs=0").args(dirs).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{binary:?} -runs=0 failed:\n{stderr}");
+    let line = stderr.lines().find(|l| l.contains("INITED")).unwrap_or_else(|| panic!("no INITED line:\n{stderr}"));
+    let count = |key: &str| -> u64 {
+        let rest = &line[line.find(key).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    (count("cov: "), count("ft: "))
+}
+
+/// The `cargo fuzz build --sanitizer none` binary of `target`.
+fn libfuzzer_binary(target: &str) -> PathBuf {
+    let _lock = harness_lock();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .current_dir(root())
+        .args(["fuzz", "build", "--sanitizer", "none", target])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "cargo fuzz build failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    let host = String::from_utf8(Command::new("rustc").arg("-vV").output().unwrap().stdout).unwrap();
+    let triple = host.lines().find_map(|l| l.strip_prefix("host: ")).unwrap().trim().to_owned();
+    root().join("fuzz/target").join(triple).join("release").join(target)
+}
+
+/// Runs the corpus mode on a generated corpus of `target` plus a crashing
+/// sample and a duplicate, and checks everything the mode promises.
+/// `percent`: the most the new corpus's bytes may be of the old's (a bytes
+/// target keeps more: a hit-count bucket of 128+ needs a loop run that often).
+fn check_corpus(target: &str, crash: &[u8], percent: u64) {
+    let dir = generate(target, 300, 11);
+    let corpus = dir.path().join("corpus");
+    let crash_copy = corpus.join("crash-from-the-fuzzer");
+    std::fs::write(&crash_copy, crash).unwrap();
+    let first = files(&corpus).into_iter().next().unwrap().0;
+    std::fs::copy(corpus.join(&first), corpus.join("a-duplicate")).unwrap();
+    let before = files(&corpus);
+    let output = dir.path().join("new");
+    let started = Instant::now();
+    let run = run_corpus(target, &corpus, &output, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = &run.report;
+    eprintln!("{target}: {} in {:.1?}", run.stderr.trim(), started.elapsed());
+
+    assert_eq!(files(&corpus), before, "the old corpus is untouched");
+    assert_eq!(report["covers_every_feature"], true, "{report:#}");
+    let (old, new) = (&report["before"], &report["after"]);
+    assert_eq!(old["files"], before.len());
+    assert!(new["features"].as_u64() >= old["features"].as_u64(), "{old} -> {new}");
+    let (old_bytes, new_bytes) = (old["bytes"].as_u64().unwrap(), new["bytes"].as_u64().unwrap());
+    assert!(new_bytes * 100 <= old_bytes * percent, "at most {percent}% of the bytes: {old} -> {new}");
+    let written = files(&output);
+    assert_eq!(written.len() as u64, new["files"].as_u64().unwrap());
+    assert!(written.iter().all(|(name, hash)| name == hash), "files are named by their SHA-1: {written:?}");
+
+    let inputs = report["inputs"].as_array().unwrap();
+    let crashing = inputs.iter().find(|i| i["name"].as_str().unwrap().ends_with("crash-from-the-fuzzer")).unwrap();
+    assert_eq!(crashing["status"], "crash", "{crashing:#}");
+    assert!(!written.iter().any(|(_, hash)| *hash == crashing["sha1"]), "the crash is not in the new corpus");
+    assert!(run.stderr.contains("crash-from-the-fuzzer"), "the crash is reported:\n{}", run.stderr);
+    let duplicated = inputs.iter().find(|i| i["duplicates"].as_array().is_some_and(|d| !d.is_empty())).unwrap();
+    assert!(duplicated["duplicates"][0].as_str().unwrap().ends_with("a-duplicate"), "{duplicated:#}");
+
+    if cargo_fuzz_installed() {
+        // libFuzzer stops at a crash: the old corpus without it.
+        std::fs::remove_file(&crash_copy).unwrap();
+        let old_counts = libfuzzer_counts(target, &[&corpus]);
+        let new_counts = libfuzzer_counts(target, &[&output]);
+        let both = libfuzzer_counts(target, &[&output, &corpus]);
+        eprintln!("{target}: libFuzzer's cov/ft: old {old_counts:?}, new {new_counts:?}, new then old {both:?}");
+        assert_eq!(both, new_counts, "libFuzzer finds nothing in the old corpus that the new one lacks");
+        assert!(new_counts.0 >= old_counts.0 && new_counts.1 >= old_counts.1, "{old_counts:?} -> {new_counts:?}");
+    } else {
+        eprintln!("the libFuzzer cross-check was skipped: cargo-fuzz is not installed (`cargo install cargo-fuzz`)");
+    }
+}
+
+#[test]
+fn a_typed_corpus_shrinks_to_a_fraction_of_its_bytes_keeping_every_feature() {
+    check_corpus(TYPED, &std::fs::read(Sample::copy(TYPED).crash).unwrap(), 3);
+}
+
+#[test]
+fn a_bytes_corpus_shrinks_to_a_fraction_of_its_bytes_keeping_every_feature() {
+    // The triage target's first byte picks the parser: 0 is tlv's.
+    let tlv = std::fs::read(Sample::copy("tlv").crash).unwrap();
+    check_corpus("triage", &[&[0u8][..], &tlv].concat(), 15);
+}
+
+#[test]
+fn a_rerun_resumes_and_a_run_killed_midway_loses_nothing_done() {
+    let dir = generate(TYPED, 120, 5);
+    let corpus = dir.path().join("corpus");
+    let output = dir.path().join("new");
+    let complete = run_corpus(TYPED, &corpus, &output, &["--workers", "1"]);
+    assert_eq!(complete.code, Some(0), "{}", complete.stderr);
+    let again = run_corpus(TYPED, &corpus, &output, &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(files(&output).len() as u64, again.report["after"]["files"].as_u64().unwrap());
+    let (first_tests, rerun_tests) =
+        (complete.report["tests"].as_u64().unwrap(), again.report["tests"].as_u64().unwrap());
+    assert!(rerun_tests * 3 < first_tests, "the rerun takes the saved results: {first_tests} then {rerun_tests} tests");
+    assert_eq!(again.report["covers_every_feature"], true);
+
+    // Killed as soon as the first input is saved; the rerun finishes the job.
+    let killed = dir.path().join("killed");
+    let _lock = harness_lock();
+    let mut child = Command::new(BIN)
+        .current_dir(root())
+        .args(["-q", "--workers", "1", TYPED, "--corpus"])
+        .arg(&corpus)
+        .arg("-o")
+        .arg(&killed)
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while std::fs::read_dir(&killed).map_or(0, |d| d.count()) == 0 && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let saved: BTreeSet<(String, String)> = files(&killed).into_iter().collect();
+    assert!(!saved.is_empty(), "the first result was saved before the kill");
+    drop(_lock);
+    let resumed = run_corpus(TYPED, &corpus, &killed, &[]);
+    assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
+    assert_eq!(resumed.report["covers_every_feature"], true);
+    assert_eq!(resumed.report["after"]["features"], complete.report["after"]["features"], "{:#}", resumed.report);
+}
+
+#[test]
+fn corpus_mode_usage_errors_exit_2_and_an_unknown_target_exits_4() {
+    let dir = generate(TYPED, 3, 1);
+    let corpus = dir.path().join("corpus");
+    let inside = run_corpus(TYPED, &corpus, &corpus.join("new"), &[]);
+    assert_eq!(inside.code, Some(2), "{}", inside.stderr);
+    assert!(inside.stderr.contains("apart from the corpus"), "{}", inside.stderr);
+    let theirs = dir.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), "mine").unwrap();
+    let foreign = run_corpus(TYPED, &corpus, &theirs, &[]);
+    assert_eq!(foreign.code, Some(2), "{}", foreign.stderr);
+    assert!(foreign.stderr.contains("did not write"), "{}", foreign.stderr);
+    assert_eq!(std::fs::read_to_string(theirs.join("notes.txt")).unwrap(), "mine");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let nothing = run_corpus(TYPED, &empty, &dir.path().join("out"), &[]);
+    assert_eq!(nothing.code, Some(2), "{}", nothing.stderr);
+    assert!(nothing.stderr.contains("has no files"), "{}", nothing.stderr);
+    let no_output = tool().current_dir(root()).args([TYPED, "--corpus"]).arg(&corpus).assert();
+    assert_eq!(no_output.get_output().status.code(), Some(2));
+    let unknown = run_corpus("no_such_target", &corpus, &dir.path().join("out2"), &[]);
+    assert_eq!(unknown.code, Some(4), "{}", unknown.stderr);
+}

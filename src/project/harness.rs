@@ -172,21 +172,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     command.arg("build").arg("--manifest-path").arg(&manifest);
     // Like cargo-fuzz: --target keeps RUSTFLAGS off build scripts and proc macros.
     command.arg("--target").arg(&host);
-    if !flags.dev {
-        command.args(["--release", "--config", "profile.release.debug=\"line-tables-only\""]);
-    }
-    if flags.no_default_features {
-        command.arg("--no-default-features");
-    }
-    if flags.all_features {
-        command.arg("--all-features");
-    }
-    if let Some(features) = &flags.features {
-        command.arg("--features").arg(features);
-    }
-    if let Some(jobs) = flags.jobs {
-        command.arg("--jobs").arg(jobs.to_string());
-    }
+    command.args(cargo_build_args(flags));
     command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
     command.arg("--message-format=json");
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
@@ -210,6 +196,27 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         arbitrary,
         duration: start.elapsed(),
     })
+}
+
+/// `cargo build`'s profile, feature and job arguments for `flags`.
+fn cargo_build_args(flags: &BuildFlags) -> Vec<String> {
+    let mut args = Vec::new();
+    if !flags.dev {
+        args.extend(["--release", "--config", "profile.release.debug=\"line-tables-only\""].map(String::from));
+    }
+    if flags.no_default_features {
+        args.push("--no-default-features".into());
+    }
+    if flags.all_features {
+        args.push("--all-features".into());
+    }
+    if let Some(features) = &flags.features {
+        args.extend(["--features".into(), features.clone()]);
+    }
+    if let Some(jobs) = flags.jobs {
+        args.extend(["--jobs".into(), jobs.to_string()]);
+    }
+    args
 }
 
 /// Where a build variant's artifacts go under cargo's target directory:

@@ -1,0 +1,475 @@
+//! Corpus mode against `cargo fuzz cmin`, one run of each side by side, on generated corpora of four planted targets.
+//!
+//! ```text
+//! cargo bench --bench corpus                 # 300 inputs for each of config, scene, commands, triage
+//! cargo bench --bench corpus -- 100 triage   # 100 inputs, the triage target only
+//! ```
+//!
+//! It builds the tool and the generator in release (`cargo build --release -p
+//! cargo-minimize-crash`; `cargo build --release -p planted --features arbitrary
+//! --bin planted-corpus`, the typed targets need the derives), then for each
+//! target writes a corpus with `planted-corpus TARGET DIR --count N --seed 11`
+//! (1-8 KiB inputs, none crashing), builds the libFuzzer binary once with `cargo
+//! fuzz build --sanitizer none TARGET`, and times, from the repository root:
+//!
+//! - `cargo fuzz cmin --sanitizer none TARGET COPY` on a copy of the corpus
+//!   (cargo-fuzz replaces the copy by libFuzzer's `-merge=1` of it; it exits 0
+//!   when the merge fails too, so an empty result counts as a failure);
+//! - `cargo-minimize-crash --json -q TARGET --corpus DIR -o NEW` with its default
+//!   workers (the cores), after an untimed run on a one-file corpus has built
+//!   the coverage harness.
+//!
+//! Then libFuzzer counts each side's coverage its own way: `BINARY -runs=0 DIR`
+//! on the original, cmin's result and ours (`cov:` and `ft:` of the `INITED`
+//! line), and `BINARY -runs=0 OURS ORIGINAL`: when that counts what `-runs=0
+//! OURS` counts, libFuzzer finds nothing in the old corpus beyond the new one
+//! (ours ⊇ original). One markdown table, a row per target and the totals,
+//! then anything odd. Without cargo-fuzz (`cargo fuzz --version` fails) the
+//! cmin and libFuzzer columns are left empty. Run without `--bench` (as `cargo
+//! test --benches` does) it only says what it would do.
+//!
+//! Both timings include their tool's start: cargo-fuzz's `cargo build` that
+//! finds the binary up to date, our check that the harness is built.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// The targets measured: the three typed ones and the bytes one.
+const TARGETS: [&str; 4] = ["config", "scene", "commands", "triage"];
+/// Inputs per corpus unless an argument says otherwise.
+const DEFAULT_COUNT: usize = 300;
+/// `planted-corpus --seed`: the same corpora every run.
+const SEED: u64 = 11;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+/// Builds the tool and `planted-corpus` in release; returns the release directory.
+fn build() -> PathBuf {
+    let builds: [&[&str]; 2] = [
+        &["build", "--release", "-p", "cargo-minimize-crash"],
+        &["build", "--release", "-p", "planted", "--features", "arbitrary", "--bin", "planted-corpus"],
+    ];
+    for args in builds {
+        let status = Command::new(cargo()).current_dir(root()).args(args).status().expect("run cargo build");
+        assert!(status.success(), "cargo {} failed", args.join(" "));
+    }
+    // The same directory as the binary `cargo bench` built (CARGO_TARGET_DIR respected).
+    Path::new(env!("CARGO_BIN_EXE_cargo-minimize-crash")).parent().expect("the release directory").to_path_buf()
+}
+
+/// Writes a corpus of `count` inputs of `target` into `dir`.
+fn generate(release: &Path, target: &str, dir: &Path, count: usize) {
+    let out = Command::new(release.join("planted-corpus"))
+        .arg(target)
+        .arg(dir)
+        .args(["--count", &count.to_string(), "--seed", &SEED.to_string()])
+        .output()
+        .expect("run planted-corpus");
+    assert!(out.status.success(), "planted-corpus {target} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The last lines of a process's stderr, for a note.
+fn tail(output: &Output) -> String {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
+    lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
+}
+
+/// Whether `cargo fuzz` runs; says why not when it does not.
+fn cargo_fuzz_installed() -> bool {
+    match Command::new(cargo()).args(["fuzz", "--version"]).output() {
+        Ok(out) if out.status.success() => true,
+        Ok(out) => {
+            println!("`cargo fuzz --version` failed ({}): {}; no cmin column", out.status, tail(&out));
+            false
+        }
+        Err(e) => {
+            println!("`cargo fuzz --version` did not run ({e}); no cmin column");
+            false
+        }
+    }
+}
+
+fn host_triple() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
+}
+
+/// `cargo fuzz build --sanitizer none TARGET`; returns the binary.
+fn libfuzzer_binary(target: &str) -> Result<PathBuf, String> {
+    let out = Command::new(cargo())
+        .current_dir(root())
+        .args(["fuzz", "build", "--sanitizer", "none", target])
+        .output()
+        .map_err(|e| format!("cargo fuzz build did not run: {e}"))?;
+    if !out.status.success() {
+        return Err(format!("cargo fuzz build --sanitizer none {target} failed: {}", tail(&out)));
+    }
+    Ok(root().join("fuzz/target").join(host_triple()).join("release").join(target))
+}
+
+/// Files and bytes under `dir`, recursively (as libFuzzer reads a corpus).
+fn size(dir: &Path) -> (usize, u64) {
+    let mut total = (0, 0);
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
+        let entry = entry.expect("a directory entry");
+        let meta = entry.metadata().expect("a file's metadata");
+        if meta.is_dir() {
+            let (files, bytes) = size(&entry.path());
+            total = (total.0 + files, total.1 + bytes);
+        } else {
+            total = (total.0 + 1, total.1 + meta.len());
+        }
+    }
+    total
+}
+
+/// One side's new corpus: where, how large, how long it took.
+struct Minimized {
+    dir: PathBuf,
+    files: usize,
+    bytes: u64,
+    time: Duration,
+}
+
+/// `cargo fuzz cmin` on a copy of the corpus (`<scratch>/cmin`); an empty result is a failure.
+fn cmin(target: &str, corpus: &Path, scratch: &Path) -> Result<Minimized, String> {
+    let copy = scratch.join("cmin");
+    std::fs::create_dir(&copy).expect("create cmin's copy");
+    for entry in std::fs::read_dir(corpus).expect("read the corpus") {
+        let path = entry.expect("a corpus entry").path();
+        std::fs::copy(&path, copy.join(path.file_name().expect("a file name"))).expect("copy a corpus file");
+    }
+    let start = Instant::now();
+    let out = Command::new(cargo())
+        .current_dir(root())
+        .args(["fuzz", "cmin", "--sanitizer", "none", target])
+        .arg(&copy)
+        .output()
+        .map_err(|e| format!("cargo fuzz cmin did not run: {e}"))?;
+    let time = start.elapsed();
+    let (files, bytes) = if copy.is_dir() { size(&copy) } else { (0, 0) };
+    if !out.status.success() || files == 0 {
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        return Err(format!("cmin left {files} files ({}): {} {}", out.status, stdout.trim(), tail(&out)));
+    }
+    Ok(Minimized { dir: copy, files, bytes, time })
+}
+
+/// Builds the coverage harness of `target` with a run on a one-file corpus (not timed).
+fn warm_up(bin: &Path, target: &str, corpus: &Path, scratch: &Path) {
+    let one = scratch.join("warm-up");
+    std::fs::create_dir(&one).expect("create the warm-up corpus");
+    let first = std::fs::read_dir(corpus).expect("read the corpus").next().expect("a corpus file");
+    let first = first.expect("a corpus entry").path();
+    std::fs::copy(&first, one.join(first.file_name().expect("a file name"))).expect("copy a corpus file");
+    let out = Command::new(bin)
+        .current_dir(root())
+        .args(["-q", target, "--corpus"])
+        .arg(&one)
+        .arg("-o")
+        .arg(scratch.join("warm-up-new"))
+        .output()
+        .expect("run cargo-minimize-crash");
+    assert!(out.status.success(), "the warm-up run on {target} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Corpus mode on `corpus` into `<scratch>/ours`; returns the new corpus and the `--json` report.
+fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<(Minimized, Value), String> {
+    let new = scratch.join("ours");
+    let start = Instant::now();
+    let out = Command::new(bin)
+        .current_dir(root())
+        .args(["--json", "-q", target, "--corpus"])
+        .arg(corpus)
+        .arg("-o")
+        .arg(&new)
+        .output()
+        .expect("run cargo-minimize-crash");
+    let time = start.elapsed();
+    if !out.status.success() {
+        return Err(format!("cargo-minimize-crash exited with {}: {}", out.status, tail(&out)));
+    }
+    let report: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("--json printed no JSON: {e}"))?;
+    let (files, bytes) = size(&new);
+    Ok((Minimized { dir: new, files, bytes, time }, report))
+}
+
+/// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
+type Counts = (u64, u64);
+
+/// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
+fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
+    let out = Command::new(binary)
+        .current_dir(scratch)
+        .arg("-runs=0")
+        .args(dirs)
+        .output()
+        .map_err(|e| format!("{} did not run: {e}", binary.display()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("INITED"));
+    let line = line.ok_or_else(|| format!("-runs=0 printed no INITED line ({}): {}", out.status, tail(&out)))?;
+    let count = |key: &str| -> Result<u64, String> {
+        let at = line.find(key).ok_or_else(|| format!("no {key} in {line}"))?;
+        let number = line[at + key.len()..].split_whitespace().next().unwrap_or_default();
+        number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
+    };
+    Ok((count("cov: ")?, count("ft: ")?))
+}
+
+/// What libFuzzer counts in each corpus, and whether the old one adds anything to ours.
+struct Libfuzzer {
+    original: Result<Counts, String>,
+    cmin: Result<Counts, String>,
+    ours: Result<Counts, String>,
+    /// `-runs=0 OURS ORIGINAL` counts what `-runs=0 OURS` counts.
+    superset: Result<bool, String>,
+}
+
+fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: Option<&Path>, scratch: &Path) -> Libfuzzer {
+    let missing = || Err("no corpus".to_owned());
+    let ours_counts = ours.map_or_else(missing, |dir| counts(binary, &[dir], scratch));
+    let superset = match (ours, &ours_counts) {
+        (Some(dir), Ok(alone)) => counts(binary, &[dir, corpus], scratch).map(|both| both == *alone),
+        _ => Err("no counts for ours".to_owned()),
+    };
+    Libfuzzer {
+        original: counts(binary, &[corpus], scratch),
+        cmin: cmin.map_or_else(missing, |dir| counts(binary, &[dir], scratch)),
+        ours: ours_counts,
+        superset,
+    }
+}
+
+/// One target's results.
+struct Row {
+    target: String,
+    inputs: usize,
+    bytes: u64,
+    cmin: Option<Result<Minimized, String>>,
+    ours: Result<(Minimized, Value), String>,
+    libfuzzer: Option<Libfuzzer>,
+}
+
+/// Generates the corpus of `target` and runs both sides on it (the cmin and libFuzzer sides when `fuzz`).
+fn measure(release: &Path, target: &str, count: usize, fuzz: bool) -> Row {
+    let scratch = tempfile::tempdir().expect("a temporary directory");
+    let corpus = scratch.path().join("corpus");
+    generate(release, target, &corpus, count);
+    let (inputs, bytes) = size(&corpus);
+    let binary = fuzz.then(|| libfuzzer_binary(target));
+    let bin = release.join("cargo-minimize-crash");
+    warm_up(&bin, target, &corpus, scratch.path());
+    let cmin = match &binary {
+        Some(Ok(_)) => Some(cmin(target, &corpus, scratch.path())),
+        Some(Err(e)) => Some(Err(e.clone())),
+        None => None,
+    };
+    let ours = ours(&bin, target, &corpus, scratch.path());
+    let libfuzzer = match &binary {
+        Some(Ok(binary)) => {
+            let cmin_dir = cmin.as_ref().and_then(|c| c.as_ref().ok()).map(|m| m.dir.as_path());
+            let ours_dir = ours.as_ref().ok().map(|(m, _)| m.dir.as_path());
+            Some(libfuzzer(binary, &corpus, cmin_dir, ours_dir, scratch.path()))
+        }
+        _ => None,
+    };
+    Row { target: target.to_owned(), inputs, bytes, cmin, ours, libfuzzer }
+}
+
+/// 1234567 as "1,234,567".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn secs(time: Duration) -> String {
+    format!("{:.1} s", time.as_secs_f64())
+}
+
+/// The files, bytes and time cells of one side: failures and skips as text.
+fn side_cells(side: Option<Result<&Minimized, &String>>) -> [String; 3] {
+    match side {
+        Some(Ok(m)) => [m.files.to_string(), thousands(m.bytes), secs(m.time)],
+        Some(Err(_)) => ["failed".to_owned(), String::new(), String::new()],
+        None => ["–".to_owned(), String::new(), String::new()],
+    }
+}
+
+fn counts_cell(counts: Option<&Result<Counts, String>>) -> String {
+    match counts {
+        Some(Ok((cov, ft))) => format!("{cov}/{ft}"),
+        Some(Err(_)) => "failed".to_owned(),
+        None => "–".to_owned(),
+    }
+}
+
+/// A row's cells; the ratio of our bytes to cmin's when both ran.
+fn cells(row: &Row) -> Vec<String> {
+    let cmin = row.cmin.as_ref().map(Result::as_ref);
+    let ours = row.ours.as_ref().map(|(m, _)| m);
+    let ratio = ratio(cmin.and_then(Result::ok), ours.ok());
+    let lf = row.libfuzzer.as_ref();
+    let superset = match lf.map(|l| &l.superset) {
+        Some(Ok(true)) => "yes",
+        Some(Ok(false)) => "no",
+        Some(Err(_)) => "failed",
+        None => "–",
+    };
+    let mut cells = vec![row.target.clone(), row.inputs.to_string(), thousands(row.bytes)];
+    cells.extend(side_cells(cmin));
+    cells.extend(side_cells(Some(ours)));
+    cells.push(ratio);
+    cells.extend([lf.map(|l| &l.original), lf.map(|l| &l.cmin), lf.map(|l| &l.ours)].map(counts_cell));
+    cells.push(superset.to_owned());
+    cells
+}
+
+/// The sum of one side over every row, when it ran on all of them.
+fn sum<'a>(mut sides: impl Iterator<Item = Option<&'a Minimized>>) -> Option<Minimized> {
+    let zero = Minimized { dir: PathBuf::new(), files: 0, bytes: 0, time: Duration::ZERO };
+    sides.try_fold(zero, |total, side| {
+        side.map(|m| Minimized {
+            files: total.files + m.files,
+            bytes: total.bytes + m.bytes,
+            time: total.time + m.time,
+            ..total
+        })
+    })
+}
+
+/// Our bytes over cmin's, when both ran.
+fn ratio(cmin: Option<&Minimized>, ours: Option<&Minimized>) -> String {
+    match (cmin, ours) {
+        (Some(c), Some(o)) => format!("{:.2}", o.bytes as f64 / c.bytes.max(1) as f64),
+        _ => "–".to_owned(),
+    }
+}
+
+/// The totals row: each side summed when it ran on every target.
+fn totals(rows: &[Row]) -> Vec<String> {
+    let cmin = sum(rows.iter().map(|r| r.cmin.as_ref()?.as_ref().ok()));
+    let ours = sum(rows.iter().map(|r| r.ours.as_ref().ok().map(|(m, _)| m)));
+    let yes = rows.iter().filter(|r| matches!(r.libfuzzer.as_ref().map(|l| &l.superset), Some(Ok(true)))).count();
+    let inputs: usize = rows.iter().map(|r| r.inputs).sum();
+    let bytes: u64 = rows.iter().map(|r| r.bytes).sum();
+    let mut cells = vec!["**total**".to_owned(), inputs.to_string(), thousands(bytes)];
+    cells.extend(side_cells(cmin.as_ref().map(Ok)));
+    cells.extend(side_cells(ours.as_ref().map(Ok)));
+    cells.push(ratio(cmin.as_ref(), ours.as_ref()));
+    cells.extend([String::new(), String::new(), String::new(), format!("{yes} of {}", rows.len())]);
+    cells
+}
+
+/// What deserves a second look in a row: failures, lost coverage, our report's own doubts.
+fn notes(row: &Row) -> Vec<String> {
+    let mut notes = Vec::new();
+    let t = &row.target;
+    if let Some(Err(e)) = &row.cmin {
+        notes.push(format!("{t}: cmin: {e}"));
+    }
+    match &row.ours {
+        Err(e) => notes.push(format!("{t}: ours: {e}")),
+        Ok((m, report)) => {
+            let (before, after) = (&report["before"], &report["after"]);
+            notes.push(format!(
+                "{t}: ours: {} tests, {:.1} s by its report; features (our count) {} -> {}, covers_every_feature {}",
+                report["tests"],
+                report["seconds"].as_f64().unwrap_or_default(),
+                before["features"],
+                after["features"],
+                report["covers_every_feature"]
+            ));
+            if after["files"].as_u64() != Some(m.files as u64) {
+                notes.push(format!(
+                    "{t}: ours: the report says {} files, the directory holds {}",
+                    after["files"], m.files
+                ));
+            }
+        }
+    }
+    if let Some(lf) = &row.libfuzzer {
+        for (what, counts) in [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours)] {
+            match (counts, &lf.original) {
+                (Err(e), _) => notes.push(format!("{t}: libFuzzer on {what}: {e}")),
+                (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
+                    notes.push(format!("{t}: libFuzzer counts fewer in {what}'s corpus than in the original"));
+                }
+                _ => {}
+            }
+        }
+        if let Err(e) = &lf.superset {
+            notes.push(format!("{t}: libFuzzer on ours then the original: {e}"));
+        }
+    }
+    notes
+}
+
+fn print_table(rows: &[Row]) {
+    let headers = [
+        "target",
+        "inputs",
+        "original bytes",
+        "cmin files",
+        "cmin bytes",
+        "cmin time",
+        "ours files",
+        "ours bytes",
+        "ours time",
+        "bytes ours/cmin",
+        "libFuzzer cov/ft original",
+        "cmin",
+        "ours",
+        "ours ⊇ original",
+    ];
+    println!("\n| {} |", headers.join(" | "));
+    let align: Vec<&str> = headers.iter().enumerate().map(|(i, _)| if i == 0 { "---" } else { "--:" }).collect();
+    println!("|{}|", align.join("|"));
+    for cells in rows.iter().map(cells).chain([totals(rows)]) {
+        println!("| {} |", cells.join(" | "));
+    }
+    println!();
+    for note in rows.iter().flat_map(notes) {
+        println!("- {note}");
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let count: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(DEFAULT_COUNT);
+    let picked: Vec<&str> = args.iter().filter(|a| TARGETS.contains(&a.as_str())).map(String::as_str).collect();
+    let targets: Vec<&str> = if picked.is_empty() { TARGETS.to_vec() } else { picked };
+    let unknown =
+        args.iter().find(|a| !a.starts_with('-') && a.parse::<usize>().is_err() && !targets.contains(&a.as_str()));
+    assert!(unknown.is_none(), "{unknown:?}: not a count nor one of the targets {TARGETS:?}");
+    if !args.iter().any(|a| a == "--bench") {
+        println!("corpus: {count} generated inputs of each of {}; cargo fuzz cmin against corpus mode, libFuzzer's -runs=0 counts of each (run `cargo bench --bench corpus` to measure)", targets.join(", "));
+        return;
+    }
+    let release = build();
+    let fuzz = cargo_fuzz_installed();
+    let mut rows = Vec::new();
+    for target in targets {
+        eprintln!("corpus: {target}: {count} inputs");
+        rows.push(measure(&release, target, count, fuzz));
+    }
+    print_table(&rows);
+}

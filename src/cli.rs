@@ -39,13 +39,14 @@ Examples:
 
 Exit codes:
     0  minimized: the result is written and reproduces the same crash
-       (batch: no input crashes)
+       (batch: no input crashes; corpus: every feature kept)
     1  internal or other error
     2  usage error: bad arguments, missing/unreadable/empty crash file, command cannot be started
     3  the input does not crash: nothing to minimize
     4  the fuzz target is unknown or could not be built (not a cargo-fuzz project, compile error)
     6  minimized, but the result did not reproduce when run again (flaky); written anyway
-       (batch: some bug's reproducer did not crash the same way again)
+       (batch: some bug's reproducer did not crash the same way again;
+       corpus: the new corpus misses a feature, as coverage varied between runs)
     7  batch: bugs found, each minimized and verified (see the output directory's report)
   130  interrupted; the best result so far is written";
 

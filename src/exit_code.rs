@@ -2,12 +2,12 @@
 //!
 //! | code | meaning |
 //! |-----:|---------|
-//! | 0    | minimized: the result is written and reproduces the same crash (batch mode: no input crashes) |
+//! | 0    | minimized: the result is written and reproduces the same crash (batch mode: no input crashes; corpus mode: the new corpus is written and covers every feature of the old one) |
 //! | 1    | internal or other error (I/O, an unexpected failure) |
 //! | 2    | usage error: bad arguments, a missing, unreadable or empty crash file, a command that cannot be started, an output path that would overwrite the crash file |
 //! | 3    | the input does not crash: nothing to minimize |
 //! | 4    | the fuzz target is unknown or could not be built: not a cargo-fuzz project, an unknown target, a compile error |
-//! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway (batch mode: some bug's reproducer did not) |
+//! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway (batch mode: some bug's reproducer did not; corpus mode: the new corpus misses a feature of the old one, whose coverage varies from run to run) |
 //! | 7    | batch mode: bugs found, each minimized and verified; the output directory has a folder per bug and the reports |
 //! | 130  | interrupted (Ctrl-C); the best result so far is written |
 //!

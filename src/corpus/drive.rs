@@ -7,9 +7,10 @@ use crate::corpus::cover::{is_subset, Pick};
 use crate::corpus::display::Status;
 use crate::corpus::inputs::CorpusInput;
 use crate::corpus::shrink::Measured;
-use crate::corpus::store::Store;
+use crate::corpus::store::{Saved, Store};
 use crate::corpus::work::{Event, Job};
 use crate::interrupt::Interrupt;
+use crate::reduce::StopReason;
 
 /// A kept input's end.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +82,11 @@ pub fn shrink_kept(
     for pick in picks {
         let input = &inputs[pick.index];
         let job = match store.finished(&input.sha1) {
-            Some(bytes) => Job::Measure { index: pick.index, bytes },
+            Some(Saved { bytes, complete: true }) => Job::Measure { index: pick.index, bytes },
+            // Cut short by Ctrl-C: go on from where it got.
+            Some(Saved { bytes, complete: false }) => {
+                Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
+            }
             None => shrink_job(input, pick),
         };
         phase.jobs.send(job).expect("the workers are running");
@@ -100,7 +105,7 @@ pub fn shrink_kept(
                 match result {
                     // An earlier run's result, still good.
                     Measured::Covered(features) if is_subset(&pick.assigned, &features) => {
-                        let bytes = store.finished(&input.sha1).unwrap_or_default();
+                        let bytes = store.finished(&input.sha1).map(|s| s.bytes).unwrap_or_default();
                         let (file, size) = (Some(crate::output::sha1_hex(&bytes)), bytes.len());
                         results[slot_of(index)] = KeptResult { index, file, size, features, tests: 1, detail: None };
                     }
@@ -138,15 +143,17 @@ fn finished(
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<KeptResult> {
+    let mut complete = true;
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
+            complete = shrunk.stop != Some(StopReason::Cancelled);
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }
         Err(_) if phase.interrupt.is_raised() => return Ok(KeptResult { index, ..KeptResult::default() }),
         Err(error) => (input.bytes().to_vec(), original, 0, Some(format!("not shrunk: {error}"))),
     };
-    let file = store.save(&input.sha1, &bytes).map_err(|e| {
+    let file = store.save(&input.sha1, &bytes, complete).map_err(|e| {
         phase.interrupt.raise();
         anyhow!("{e:#}")
     })?;

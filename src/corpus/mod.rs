@@ -39,7 +39,8 @@ use shrink::Measured;
 use store::Store;
 use work::CorpusWork;
 
-/// Runs the corpus mode; the exit code is 0 when done, 130 when interrupted.
+/// Runs the corpus mode; the exit code is 0 when done, 6 when the new corpus
+/// misses a feature of the old one (coverage that varies run to run), 130 when interrupted.
 pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> Result<Exit, Failure> {
     let started = Instant::now();
     let Mode::Harness { target, project } = &options.mode else {
@@ -88,7 +89,12 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     if !options.quiet {
         eprint!("{}", report.summary());
     }
-    Ok(if interrupted { Exit::Interrupted } else { Exit::Minimized })
+    Ok(match (interrupted, report.covers_every_feature) {
+        (true, _) => Exit::Interrupted,
+        (false, true) => Exit::Minimized,
+        // Coverage that varies from run to run: the new corpus is written, but short.
+        (false, false) => Exit::Unverified,
+    })
 }
 
 /// Fails when no input could be measured because the harness reports no coverage.

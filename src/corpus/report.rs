@@ -116,10 +116,10 @@ impl CorpusReport {
             self.seconds,
             self.tests
         );
-        let coverage = if self.covers_every_feature {
-            "covers every feature of the old one"
-        } else {
-            "DOES NOT cover every feature of the old one"
+        let coverage = match (self.covers_every_feature, self.interrupted) {
+            (true, _) => "covers every feature of the old one",
+            (false, true) => "is not complete: interrupted before every kept input was done",
+            (false, false) => "DOES NOT cover every feature of the old one",
         };
         text += &format!("the new corpus in {} {coverage}\n", self.output);
         let left_out: Vec<&InputReport> = self

@@ -21,6 +21,22 @@ struct Entry {
     build: String,
     original: String,
     result: String,
+    /// The shrink ran to its end (not cut short by Ctrl-C).
+    #[serde(default = "complete_by_default")]
+    complete: bool,
+}
+
+fn complete_by_default() -> bool {
+    true
+}
+
+/// A result an earlier run saved.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Saved {
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+    /// Whether its shrink ran to the end (else a rerun goes on shrinking it).
+    pub complete: bool,
 }
 
 /// The output directory and its journal.
@@ -29,7 +45,7 @@ pub struct Store {
     dir: PathBuf,
     journal: PathBuf,
     build: String,
-    done: HashMap<String, String>,
+    done: HashMap<String, (String, bool)>,
     ours: HashSet<String>,
 }
 
@@ -53,7 +69,8 @@ impl Store {
         let journal = scratch.join("corpus").join(sha1_hex(dir.as_os_str().as_encoded_bytes())).join("journal");
         let entries = read_journal(&journal)?;
         let ours: HashSet<String> = entries.iter().map(|e| e.result.clone()).collect();
-        let done = entries.into_iter().filter(|e| e.build == build).map(|e| (e.original, e.result)).collect();
+        let done =
+            entries.into_iter().filter(|e| e.build == build).map(|e| (e.original, (e.result, e.complete))).collect();
         let store = Store { dir, journal, build: build.to_owned(), done, ours };
         store.check_only_ours()?;
         Ok(store)
@@ -66,23 +83,25 @@ impl Store {
 
     /// The result saved for the original with this SHA-1 by this build, when
     /// it is still there intact.
-    pub fn finished(&self, original: &str) -> Option<Vec<u8>> {
-        let result = self.done.get(original)?;
+    pub fn finished(&self, original: &str) -> Option<Saved> {
+        let (result, complete) = self.done.get(original)?;
         let bytes = fs::read(self.dir.join(result)).ok()?;
-        (sha1_hex(&bytes) == *result).then_some(bytes)
+        (sha1_hex(&bytes) == *result).then_some(Saved { bytes, complete: *complete })
     }
 
-    /// Writes `bytes` as the result for `original`; returns its file name.
-    pub fn save(&mut self, original: &str, bytes: &[u8]) -> anyhow::Result<String> {
+    /// Writes `bytes` as the result for `original` (`complete`: its shrink
+    /// ran to the end); returns its file name.
+    pub fn save(&mut self, original: &str, bytes: &[u8], complete: bool) -> anyhow::Result<String> {
         let name = sha1_hex(bytes);
         write_atomically(&self.dir.join(&name), bytes)?;
-        let entry = Entry { build: self.build.clone(), original: original.to_owned(), result: name.clone() };
+        let (build, original_name, result) = (self.build.clone(), original.to_owned(), name.clone());
+        let entry = Entry { build, original: original_name, result, complete };
         let line = serde_json::to_string(&entry)? + "\n";
         let parent = self.journal.parent().expect("the journal is in a directory");
         fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
         let mut journal = fs::OpenOptions::new().create(true).append(true).open(&self.journal)?;
         journal.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.journal.display()))?;
-        self.done.insert(original.to_owned(), name.clone());
+        self.done.insert(original.to_owned(), (name.clone(), complete));
         self.ours.insert(name.clone());
         Ok(name)
     }
@@ -161,11 +180,12 @@ mod tests {
         let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
         fs::create_dir(&source).unwrap();
         let mut store = Store::open(&out, &source, &scratch, "build-1").unwrap();
-        let name = store.save("orig-a", b"small").unwrap();
+        let name = store.save("orig-a", b"small", true).unwrap();
         assert_eq!(name, sha1_hex(b"small"));
-        store.save("orig-b", b"other").unwrap();
+        store.save("orig-b", b"other", false).unwrap();
         let again = Store::open(&out, &source, &scratch, "build-1").unwrap();
-        assert_eq!(again.finished("orig-a").as_deref(), Some(&b"small"[..]));
+        assert_eq!(again.finished("orig-a"), Some(Saved { bytes: b"small".to_vec(), complete: true }));
+        assert_eq!(again.finished("orig-b").map(|s| s.complete), Some(false), "cut short: shrunk on");
         assert_eq!(Store::open(&out, &source, &scratch, "build-2").unwrap().finished("orig-a"), None);
         assert_eq!(again.prune(&HashSet::from([name.clone()])).unwrap(), 1);
         assert_eq!(fs::read_dir(&out).unwrap().count(), 1);

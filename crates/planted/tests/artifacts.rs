@@ -1,28 +1,14 @@
 //! `planted-artifacts` end to end: the files it writes, their names, and its manifest.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::process::Command;
+
+mod scratch;
+
+use scratch::Scratch;
 
 const GENERATOR: &str = env!("CARGO_BIN_EXE_planted-artifacts");
 const REPLAY: &str = env!("CARGO_BIN_EXE_planted-replay");
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("planted-artifacts-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs the generator into `dir`; returns its manifest lines as (file name, bug).
 fn generate(dir: &Scratch, args: &[&str]) -> Vec<(String, String)> {
@@ -51,10 +37,8 @@ fn the_manifest_names_every_file_once_with_its_bug() {
         ("vm-wild-write", 3),
     ];
     assert_eq!(counts, BTreeMap::from(expected));
-    let mut files: Vec<String> =
-        std::fs::read_dir(&dir.0).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    let files: Vec<String> = dir.files().into_keys().collect();
     let mut listed: Vec<String> = manifest.iter().map(|(file, _)| file.clone()).collect();
-    files.sort();
     listed.sort();
     assert_eq!(files, listed);
 }

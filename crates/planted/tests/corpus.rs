@@ -3,7 +3,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -11,33 +10,13 @@ use std::time::Duration;
 use arbitrary::{Arbitrary, Unstructured};
 use planted::{commands, config, scene};
 
+mod scratch;
 #[path = "../src/bin/planted-artifacts/sha1.rs"]
 mod sha1;
 
+use scratch::Scratch;
+
 const GENERATOR: &str = env!("CARGO_BIN_EXE_planted-corpus");
-
-/// A fresh directory under the system's temporary directory, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Self {
-        let dir = std::env::temp_dir().join(format!("planted-corpus-test-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        Scratch(dir)
-    }
-
-    /// Every file in the directory, by name.
-    fn files(&self) -> BTreeMap<String, Vec<u8>> {
-        let entries = std::fs::read_dir(&self.0).unwrap().map(|entry| entry.unwrap());
-        entries.map(|entry| (entry.file_name().into_string().unwrap(), std::fs::read(entry.path()).unwrap())).collect()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Runs the generator for `target` into `dir`; returns its stdout lines as (file name, length).
 fn generate(target: &str, dir: &Scratch, args: &[&str]) -> Vec<(String, usize)> {
@@ -50,11 +29,13 @@ fn generate(target: &str, dir: &Scratch, args: &[&str]) -> Vec<(String, usize)> 
     listing.lines().map(line).collect()
 }
 
-/// The listing matches the directory: each file once, its length, its name the SHA-1 of its contents.
-fn assert_listing_matches(listing: &[(String, usize)], dir: &Scratch) -> BTreeMap<String, Vec<u8>> {
+/// Runs the generator as [`generate`] does and checks that its listing matches the directory: each file once, its
+/// length, its name the SHA-1 of its contents. Returns the files, by name.
+fn generate_checked(target: &str, dir: &Scratch, args: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    let listing = generate(target, dir, args);
     let files = dir.files();
     assert_eq!(files.len(), listing.len());
-    for (name, len) in listing {
+    for (name, len) in &listing {
         let data = &files[name];
         assert_eq!(data.len(), *len, "{name}");
         assert_eq!(&sha1::hex(data), name);
@@ -91,9 +72,8 @@ fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Option<T> {
 #[test]
 fn a_triage_corpus_has_300_files_of_1_to_8_kib_named_by_their_sha1() {
     let dir = Scratch::new("triage");
-    let listing = generate("triage", &dir, &[]);
-    assert_eq!(listing.len(), 300);
-    let files = assert_listing_matches(&listing, &dir);
+    let files = generate_checked("triage", &dir, &[]);
+    assert_eq!(files.len(), 300);
     let lens: Vec<usize> = files.values().map(Vec::len).collect();
     assert!(lens.iter().all(|len| (1024..=8192).contains(len)), "{lens:?}");
     assert!(lens.iter().any(|&len| len < 2048) && lens.iter().any(|&len| len > 6144), "{lens:?}");
@@ -150,9 +130,8 @@ fn lengths_follow_min_len_and_max_len() {
 #[test]
 fn no_scene_file_crashes_and_the_scenes_vary_in_shape() {
     let dir = Scratch::new("scene");
-    let listing = generate("scene", &dir, &[]);
-    assert_eq!(listing.len(), 300);
-    let files = assert_listing_matches(&listing, &dir);
+    let files = generate_checked("scene", &dir, &[]);
+    assert_eq!(files.len(), 300);
     let scenes: Vec<scene::Scene> = files.values().filter_map(|data| decode(data)).collect();
     assert_eq!(scenes.len(), 300, "every file decodes");
     let layers: BTreeSet<usize> = scenes.iter().map(|scene| scene.layers.len()).collect();
@@ -171,7 +150,7 @@ fn no_scene_file_crashes_and_the_scenes_vary_in_shape() {
 #[test]
 fn no_config_or_commands_file_crashes() {
     let dir = Scratch::new("typed");
-    let files = assert_listing_matches(&generate("config", &dir, &["--count", "100"]), &dir);
+    let files = generate_checked("config", &dir, &["--count", "100"]);
     let configs: Vec<config::Config> = files.values().filter_map(|data| decode(data)).collect();
     assert!(configs.iter().map(|c| c.hosts.len()).collect::<BTreeSet<_>>().len() > 20);
     let validate = |data: &[u8]| {
@@ -181,7 +160,7 @@ fn no_config_or_commands_file_crashes() {
     };
     assert_eq!(crashing(files, validate), Vec::<String>::new());
     std::fs::remove_dir_all(&dir.0).unwrap();
-    let files = assert_listing_matches(&generate("commands", &dir, &["--count", "100"]), &dir);
+    let files = generate_checked("commands", &dir, &["--count", "100"]);
     let run = |data: &[u8]| {
         if let Some(program) = decode::<Vec<commands::Op>>(data) {
             let _ = commands::run(&program);

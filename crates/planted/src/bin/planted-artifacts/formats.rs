@@ -6,6 +6,7 @@
 
 use planted::{image, rle, tlv, vm};
 
+use crate::frame;
 use crate::mutate::Rng;
 
 /// A short lowercase word, as a name chunk would hold.
@@ -104,19 +105,10 @@ pub fn tlv_valid(rng: &mut Rng, units: usize) -> Vec<u8> {
 
 /// A small image frame the decoder accepts (u16 or u32 dimensions, 1 to 4 channels).
 fn image_frame(rng: &mut Rng, out: &mut Vec<u8>) {
-    let wide = rng.one_in(4);
-    let flags = if wide { rng.byte() | image::WIDE } else { rng.byte() & !image::WIDE };
+    let (wide, noise) = (rng.one_in(4), rng.byte());
     let (width, height) = (rng.below(7) as u32, rng.below(7) as u32);
-    out.push(flags);
-    for side in [width, height] {
-        if wide {
-            out.extend(side.to_le_bytes());
-        } else {
-            out.extend((side as u16).to_le_bytes());
-        }
-    }
     let channels = rng.range(1, 4) as u8;
-    out.push(channels);
+    frame::header(out, noise, wide, (width, height), channels);
     out.extend(rng.bytes((width * height) as usize * usize::from(channels)));
 }
 

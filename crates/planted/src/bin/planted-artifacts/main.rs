@@ -13,7 +13,9 @@
 //! `no-crash`, `empty`.
 
 mod bugs;
+mod cli;
 mod formats;
+mod frame;
 mod generate;
 mod mutate;
 mod replay;
@@ -21,6 +23,8 @@ mod sha1;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+use cli::number;
 
 const USAGE: &str = "\
 usage: planted-artifacts OUT_DIR [--per-bug N] [--hangs N] [--seed S] [--replay PATH]
@@ -45,11 +49,6 @@ pub struct Options {
     pub seed: u64,
     /// The `planted-replay` binary that checks every file.
     pub replay: PathBuf,
-}
-
-fn number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
-    let value = value.ok_or(format!("{flag} needs a value"))?;
-    value.parse().map_err(|_| format!("{flag}: `{value}` is not a number"))
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
@@ -87,33 +86,17 @@ fn default_replay() -> Result<PathBuf, String> {
 }
 
 fn main() -> ExitCode {
-    let options = match parse_args(std::env::args().skip(1)) {
+    let options = match cli::options("planted-artifacts", USAGE, parse_args(std::env::args().skip(1))) {
         Ok(options) => options,
-        Err(message) if message.is_empty() => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("planted-artifacts: {message}\n{USAGE}");
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    match generate::all(&options, |name, bug| println!("{name}\t{bug}")) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("planted-artifacts: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    cli::exit("planted-artifacts", generate::all(&options, |name, bug| println!("{name}\t{bug}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(line: &str) -> impl Iterator<Item = String> + '_ {
-        line.split_whitespace().map(str::to_string)
-    }
+    use crate::cli::args;
 
     #[test]
     fn options_are_read_in_any_order() {

@@ -8,6 +8,20 @@ use crate::guard;
 use crate::mutate::Rng;
 use crate::targets::Target;
 
+/// A parser behind `triage` as a target of its own: its inputs drawn, and run, under its name; mutations keep its
+/// magic.
+macro_rules! parser {
+    ($name:literal, $about:literal) => {
+        Target {
+            name: $name,
+            about: $about,
+            draw: |rng, len| formats::draw($name, rng, len),
+            run: |data| run_parser($name, data),
+            keep: 4,
+        }
+    };
+}
+
 /// `triage`, then its parsers as targets of their own.
 pub const TARGETS: [Target; 5] = [
     Target {
@@ -17,34 +31,10 @@ pub const TARGETS: [Target; 5] = [
         run: run_triage,
         keep: 5,
     },
-    Target {
-        name: "tlv",
-        about: "names, tables, indexes, padding, checksums, unknown chunks",
-        draw: |rng, len| formats::tlv::draw(rng, len),
-        run: |data| run_parser("tlv", data),
-        keep: 4,
-    },
-    Target {
-        name: "image",
-        about: "frames of every shape, u16 or u32 sides, 1 to 4 channels",
-        draw: |rng, len| formats::image::draw(rng, len),
-        run: |data| run_parser("image", data),
-        keep: 4,
-    },
-    Target {
-        name: "vm",
-        about: "stack-machine programs with slots allocated, written, read and freed",
-        draw: |rng, len| formats::vm::draw(rng, len),
-        run: |data| run_parser("vm", data),
-        keep: 4,
-    },
-    Target {
-        name: "rle",
-        about: "literals, runs, back-references, jumps and detours",
-        draw: |rng, len| formats::rle::draw(rng, len),
-        run: |data| run_parser("rle", data),
-        keep: 4,
-    },
+    parser!("tlv", "names, tables, indexes, padding, checksums, unknown chunks"),
+    parser!("image", "frames of every shape, u16 or u32 sides, 1 to 4 channels"),
+    parser!("vm", "stack-machine programs with slots allocated, written, read and freed"),
+    parser!("rle", "literals, runs, back-references, jumps and detours"),
 ];
 
 /// A `triage` input: a selector byte for a random parser (any of the 64 that pick it), then that parser's input.

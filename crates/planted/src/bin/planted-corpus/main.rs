@@ -28,7 +28,12 @@ mod text;
 #[cfg(feature = "arbitrary")]
 mod typed;
 
-// Shared with planted-artifacts: the seeded generator, a fuzzer's mutations, libFuzzer's names.
+// Shared with planted-artifacts: the seeded generator, a fuzzer's mutations, libFuzzer's names, the
+// command line, IMG1 frame headers.
+#[path = "../planted-artifacts/cli.rs"]
+mod cli;
+#[path = "../planted-artifacts/frame.rs"]
+mod frame;
 #[path = "../planted-artifacts/mutate.rs"]
 mod mutate;
 #[path = "../planted-artifacts/sha1.rs"]
@@ -37,6 +42,7 @@ mod sha1;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use cli::number;
 use targets::Target;
 
 /// The longest input allowed (`--max-len`).
@@ -81,11 +87,6 @@ pub struct Options {
     pub max_len: usize,
 }
 
-fn number<T: std::str::FromStr>(flag: &str, value: Option<String>) -> Result<T, String> {
-    let value = value.ok_or(format!("{flag} needs a value"))?;
-    value.parse().map_err(|_| format!("{flag}: `{value}` is not a number"))
-}
-
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {
     let mut positional = Vec::new();
     let (mut count, mut seed, mut min_len, mut max_len) = (300, 1, 1024, 8192);
@@ -112,41 +113,24 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String>
 }
 
 fn main() -> ExitCode {
-    let options = match parse_args(std::env::args().skip(1)) {
+    let options = match cli::options("planted-corpus", &usage(), parse_args(std::env::args().skip(1))) {
         Ok(options) => options,
-        Err(message) if message.is_empty() => {
-            println!("{}", usage());
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("planted-corpus: {message}\n{}", usage());
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
     check::silence_panics();
     let worker = std::thread::Builder::new().stack_size(STACK_SIZE).spawn(move || {
         let summary = generate::corpus(&options, |name, len| println!("{name}\t{len}"))?;
         Ok::<_, String>(format!("planted-corpus {} -> {}: {summary}", options.target.name, options.out.display()))
     });
-    match worker.map_err(|e| e.to_string()).and_then(|w| w.join().unwrap_or(Err("the generator panicked".into()))) {
-        Ok(summary) => {
-            eprint!("{summary}");
-            ExitCode::SUCCESS
-        }
-        Err(message) => {
-            eprintln!("planted-corpus: {message}");
-            ExitCode::FAILURE
-        }
-    }
+    let summary =
+        worker.map_err(|e| e.to_string()).and_then(|w| w.join().unwrap_or(Err("the generator panicked".into())));
+    cli::exit("planted-corpus", summary.map(|summary| eprint!("{summary}")))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(line: &str) -> impl Iterator<Item = String> + '_ {
-        line.split_whitespace().map(str::to_string)
-    }
+    use crate::cli::args;
 
     #[test]
     fn options_are_read_in_any_order_with_defaults() {

@@ -2,7 +2,8 @@
 
 use planted::image;
 
-use super::{break_point, mix, pick};
+use super::{fill, Records};
+use crate::frame;
 use crate::mutate::{self, Rng};
 
 /// The longest frame header: flags, two u32 sides, channels.
@@ -12,38 +13,35 @@ const CUT: usize = 10;
 
 /// An IMG1 file of at most `len` bytes.
 pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
-    let mut out = image::MAGIC.to_vec();
-    let weights = mix::<4>(rng);
-    let broken_at = break_point(rng, len);
-    let mut broken = false;
-    while out.len() + CUT + HEADER + 8 <= len {
-        if !broken && broken_at.is_some_and(|at| out.len() >= at) {
-            rejected(rng, &mut out);
-            broken = true;
-            continue;
-        }
-        let room = len - CUT - out.len();
-        let shape = pick(rng, &weights);
-        frame(rng, &mut out, shape, room);
+    let mut frames = Frames(image::MAGIC.to_vec());
+    if fill::<4>(rng, &mut frames, len, CUT, HEADER + 8) {
+        cut(rng, &mut frames.0);
     }
-    if broken_at.is_some() && !broken {
-        cut(rng, &mut out);
+    frames.0
+}
+
+/// The file's frames so far.
+#[derive(Debug)]
+struct Frames(Vec<u8>);
+
+impl Records for Frames {
+    fn written(&self) -> usize {
+        self.0.len()
     }
-    out
+
+    fn accepted(&mut self, rng: &mut Rng, shape: usize, room: usize) {
+        frame(rng, &mut self.0, shape, room);
+    }
+
+    fn rejected(&mut self, rng: &mut Rng) {
+        rejected(rng, &mut self.0);
+    }
 }
 
 /// A frame header: flags (the `WIDE` bit as asked, the others noise), the sides, the channel count.
-fn header(rng: &mut Rng, out: &mut Vec<u8>, wide: bool, (width, height): (u32, u32), channels: u8) {
-    let flags = if wide { rng.byte() | image::WIDE } else { rng.byte() & !image::WIDE };
-    out.push(flags);
-    for side in [width, height] {
-        if wide {
-            out.extend(side.to_le_bytes());
-        } else {
-            out.extend((side as u16).to_le_bytes());
-        }
-    }
-    out.push(channels);
+fn header(rng: &mut Rng, out: &mut Vec<u8>, wide: bool, sides: (u32, u32), channels: u8) {
+    let noise = rng.byte();
+    frame::header(out, noise, wide, sides, channels);
 }
 
 /// A frame the decoder accepts, of `shape` (0 empty, 1 thin, 2 small, 3 large), at most `room` bytes long.
@@ -109,18 +107,11 @@ fn cut(rng: &mut Rng, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::formats::outcomes;
 
     #[test]
     fn files_stay_within_their_length_and_reach_many_outcomes() {
-        let mut rng = Rng::new(6);
-        let mut outcomes = std::collections::BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(64, 4096);
-            let file = draw(&mut rng, len);
-            assert!(file.len() <= len, "{} > {len}", file.len());
-            outcomes.insert(image::decode(&file).map(|_| "ok").unwrap_or_else(|e| e.0));
-        }
+        let outcomes = outcomes("image", 6, 64);
         assert_eq!(outcomes.len(), 6, "{outcomes:?}");
     }
 }

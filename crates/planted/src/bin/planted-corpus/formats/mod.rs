@@ -25,9 +25,45 @@ pub fn draw(parser: &str, rng: &mut Rng, len: usize) -> Vec<u8> {
     }
 }
 
+/// An input being written record by record, by [`fill`].
+pub trait Records {
+    /// Bytes written so far.
+    fn written(&self) -> usize;
+    /// A record the parser accepts, of `kind`, at most `room` bytes long.
+    fn accepted(&mut self, rng: &mut Rng, kind: usize, room: usize);
+    /// A record the parser rejects: it stops there.
+    fn rejected(&mut self, rng: &mut Rng);
+}
+
+/// Writes `records` until fewer than `ending + least` bytes of `len` are left: records of `N` kinds in the input's
+/// own [`mix`], and the rejected one at its [`break_point`]. Returns whether the input is to end cut off mid-record
+/// (its break point lay past the last record); `room` leaves `ending` bytes for that.
+pub fn fill<const N: usize>(
+    rng: &mut Rng,
+    records: &mut impl Records,
+    len: usize,
+    ending: usize,
+    least: usize,
+) -> bool {
+    let weights = mix::<N>(rng);
+    let broken_at = break_point(rng, len);
+    let mut broken = false;
+    while records.written() + ending + least <= len {
+        if !broken && broken_at.is_some_and(|at| records.written() >= at) {
+            records.rejected(rng);
+            broken = true;
+            continue;
+        }
+        let room = len - ending - records.written();
+        let kind = pick(rng, &weights);
+        records.accepted(rng, kind, room);
+    }
+    broken_at.is_some() && !broken
+}
+
 /// Where an input of `len` bytes gets its rejected record: nowhere (40%), cut off at the end (`usize::MAX`, never
 /// reached: 20%), in the second half (20%), anywhere (10%) or among the first records (10%).
-pub fn break_point(rng: &mut Rng, len: usize) -> Option<usize> {
+fn break_point(rng: &mut Rng, len: usize) -> Option<usize> {
     match rng.below(10) {
         0..=3 => None,
         4..=5 => Some(usize::MAX),
@@ -54,6 +90,23 @@ pub fn pick(rng: &mut Rng, weights: &[usize]) -> usize {
         at -= weight;
     }
     unreachable!("the weights sum to more than the draw")
+}
+
+/// The outcomes of 300 inputs for the parser called `parser`, of `min_len` to 4096 bytes, each checked to stay within
+/// its length and to pass the guard.
+#[cfg(test)]
+pub fn outcomes(parser: &str, seed: u64, min_len: usize) -> std::collections::BTreeSet<&'static str> {
+    let run = planted::target(parser).expect("a planted raw-bytes target").run;
+    let mut rng = Rng::new(seed);
+    let mut outcomes = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let len = rng.range(min_len, 4096);
+        let input = draw(parser, &mut rng, len);
+        assert!(input.len() <= len, "{} > {len}", input.len());
+        assert_eq!(crate::guard::check(parser, &input), None);
+        outcomes.insert(run(&input).map(|()| "ok").unwrap_or_else(|e| e.0));
+    }
+    outcomes
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 
 use planted::rle;
 
-use super::{break_point, mix, pick};
+use super::{fill, Records};
 use crate::mutate::{self, Rng};
 
 /// Bytes kept for the ending: a cut-off op.
@@ -22,23 +22,41 @@ struct Stream {
 /// An RLE1 stream of at most `len` bytes.
 pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut stream = Stream { out: rle::MAGIC.to_vec(), produced: 0 };
-    let weights = mix::<5>(rng);
-    let broken_at = break_point(rng, len);
-    let mut broken = false;
-    while stream.out.len() + ENDING + 16 <= len {
-        if !broken && broken_at.is_some_and(|at| stream.out.len() >= at) {
-            stream.rejected(rng);
-            broken = true;
-            continue;
-        }
-        let room = len - ENDING - stream.out.len();
-        let kind = pick(rng, &weights);
-        stream.op(rng, kind, room);
-    }
-    if broken_at.is_some() && !broken {
+    if fill::<5>(rng, &mut stream, len, ENDING, 16) {
         stream.cut(rng);
     }
     stream.out
+}
+
+impl Records for Stream {
+    fn written(&self) -> usize {
+        self.out.len()
+    }
+
+    fn accepted(&mut self, rng: &mut Rng, kind: usize, room: usize) {
+        self.op(rng, kind, room);
+    }
+
+    /// An op the decoder rejects mid-stream: an unknown op, a copy from before the start, a jump before the start.
+    fn rejected(&mut self, rng: &mut Rng) {
+        let pos = self.out.len() - rle::MAGIC.len();
+        let feasible = [true, self.produced < 255, pos < 128];
+        let kinds: Vec<usize> = (0..3).filter(|&kind| feasible[kind]).collect();
+        match kinds[rng.below(kinds.len())] {
+            1 => {
+                let distance = rng.range(self.produced + 1, 255);
+                self.out.extend([rle::COPY, distance as u8, rng.byte()]);
+            }
+            2 => {
+                let back = rng.range(pos + 1, 128);
+                self.out.extend([rle::JUMP, (-(back as i16)) as u8]);
+            }
+            _ => {
+                let unknown = [0, 4, 6, 0x7f, 0x80, 0xff][rng.below(6)];
+                self.out.push(unknown);
+            }
+        }
+    }
 }
 
 impl Stream {
@@ -85,27 +103,6 @@ impl Stream {
         self.produced = block.produced;
     }
 
-    /// An op the decoder rejects mid-stream: an unknown op, a copy from before the start, a jump before the start.
-    fn rejected(&mut self, rng: &mut Rng) {
-        let pos = self.out.len() - rle::MAGIC.len();
-        let feasible = [true, self.produced < 255, pos < 128];
-        let kinds: Vec<usize> = (0..3).filter(|&kind| feasible[kind]).collect();
-        match kinds[rng.below(kinds.len())] {
-            1 => {
-                let distance = rng.range(self.produced + 1, 255);
-                self.out.extend([rle::COPY, distance as u8, rng.byte()]);
-            }
-            2 => {
-                let back = rng.range(pos + 1, 128);
-                self.out.extend([rle::JUMP, (-(back as i16)) as u8]);
-            }
-            _ => {
-                let unknown = [0, 4, 6, 0x7f, 0x80, 0xff][rng.below(6)];
-                self.out.push(unknown);
-            }
-        }
-    }
-
     /// An ending cut off mid-op: an op without its arguments, or a literal shorter than its count.
     fn cut(&mut self, rng: &mut Rng) {
         let cut: Vec<u8> = match rng.below(5) {
@@ -123,20 +120,11 @@ impl Stream {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::guard;
+    use crate::formats::outcomes;
 
     #[test]
     fn streams_are_safe_stay_within_their_length_and_reach_many_outcomes() {
-        let mut rng = Rng::new(8);
-        let mut outcomes = std::collections::BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(64, 4096);
-            let stream = draw(&mut rng, len);
-            assert!(stream.len() <= len, "{} > {len}", stream.len());
-            assert_eq!(guard::check("rle", &stream), None);
-            outcomes.insert(rle::decode(&stream).map(|_| "ok").unwrap_or_else(|e| e.0));
-        }
+        let outcomes = outcomes("rle", 8, 64);
         assert_eq!(outcomes.len(), 6, "{outcomes:?}");
     }
 }

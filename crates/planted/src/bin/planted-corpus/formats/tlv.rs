@@ -2,7 +2,7 @@
 
 use planted::tlv;
 
-use super::{break_point, mix, pick};
+use super::{fill, Records};
 use crate::mutate::Rng;
 use crate::text::text;
 
@@ -20,20 +20,7 @@ struct File {
 /// A TLV1 file of at most `len` bytes.
 pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut file = File { out: tlv::MAGIC.to_vec(), table: None, sum: 0 };
-    let weights = mix::<6>(rng);
-    let broken_at = break_point(rng, len);
-    let mut broken = false;
-    while file.out.len() + ENDING + 8 <= len {
-        if !broken && broken_at.is_some_and(|at| file.out.len() >= at) {
-            file.rejected(rng);
-            broken = true;
-            continue;
-        }
-        let room = len - ENDING - file.out.len();
-        let kind = pick(rng, &weights);
-        file.accepted(rng, kind, room);
-    }
-    if broken_at.is_some() && !broken {
+    if fill::<6>(rng, &mut file, len, ENDING, 8) {
         file.cut(rng);
     } else {
         file.end(rng);
@@ -47,6 +34,36 @@ impl File {
         self.out.extend((payload.len() as u16).to_le_bytes());
         self.out.extend(payload);
         self.sum = payload.iter().map(|&b| u32::from(b)).sum();
+    }
+
+    /// A clean ending: an `END` chunk (with junk after it, never read) or just the end of the file.
+    fn end(&mut self, rng: &mut Rng) {
+        if rng.one_in(3) {
+            return;
+        }
+        self.chunk(tlv::END, &[]);
+        let junk = rng.below(ENDING - 2);
+        self.out.extend(rng.bytes(junk));
+    }
+
+    /// An ending cut off mid-chunk: a truncated header, or a payload shorter than its length says.
+    fn cut(&mut self, rng: &mut Rng) {
+        self.out.push(rng.range(1, 255) as u8);
+        if rng.one_in(2) {
+            let junk = rng.below(2);
+            self.out.extend(rng.bytes(junk));
+        } else {
+            let declared = rng.range(8, 0xffff);
+            self.out.extend((declared as u16).to_le_bytes());
+            let some = rng.below(ENDING - 3);
+            self.out.extend(rng.bytes(some));
+        }
+    }
+}
+
+impl Records for File {
+    fn written(&self) -> usize {
+        self.out.len()
     }
 
     /// A chunk the parser accepts, of `kind`, at most `room` (8 or more) bytes long with its header.
@@ -109,30 +126,6 @@ impl File {
             }
         }
     }
-
-    /// A clean ending: an `END` chunk (with junk after it, never read) or just the end of the file.
-    fn end(&mut self, rng: &mut Rng) {
-        if rng.one_in(3) {
-            return;
-        }
-        self.chunk(tlv::END, &[]);
-        let junk = rng.below(ENDING - 2);
-        self.out.extend(rng.bytes(junk));
-    }
-
-    /// An ending cut off mid-chunk: a truncated header, or a payload shorter than its length says.
-    fn cut(&mut self, rng: &mut Rng) {
-        self.out.push(rng.range(1, 255) as u8);
-        if rng.one_in(2) {
-            let junk = rng.below(2);
-            self.out.extend(rng.bytes(junk));
-        } else {
-            let declared = rng.range(8, 0xffff);
-            self.out.extend((declared as u16).to_le_bytes());
-            let some = rng.below(ENDING - 3);
-            self.out.extend(rng.bytes(some));
-        }
-    }
 }
 
 /// A table value: small, a round number, or any.
@@ -146,19 +139,11 @@ fn value(rng: &mut Rng) -> u32 {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::formats::outcomes;
 
     #[test]
     fn files_stay_within_their_length_and_reach_many_outcomes() {
-        let mut rng = Rng::new(5);
-        let mut outcomes = std::collections::BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(64, 4096);
-            let file = draw(&mut rng, len);
-            assert!(file.len() <= len, "{} > {len}", file.len());
-            let doc = tlv::parse(&file);
-            outcomes.insert(doc.as_ref().map(|_| "ok").unwrap_or_else(|e| e.0));
-        }
+        let outcomes = outcomes("tlv", 5, 64);
         assert!(outcomes.len() >= 8, "{outcomes:?}");
     }
 }

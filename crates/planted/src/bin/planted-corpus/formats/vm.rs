@@ -6,7 +6,7 @@
 
 use planted::vm;
 
-use super::{break_point, mix, pick};
+use super::{fill, Records};
 use crate::mutate::Rng;
 
 /// Handles held at the bottom of the stack, at most.
@@ -19,25 +19,35 @@ const ENDING: usize = 2 * 65;
 /// A VM01 program of at most `len` bytes.
 pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let held = rng.below(HELD + 1);
-    let mut out = [&vm::MAGIC[..], &vec![vm::ALLOC; held]].concat();
-    let weights = mix::<9>(rng);
-    let broken_at = break_point(rng, len);
-    let mut broken = false;
-    while out.len() + SNIPPET + ENDING <= len {
-        if !broken && broken_at.is_some_and(|at| out.len() >= at) {
-            out.extend(rejected(rng, held, false));
-            broken = true;
-            continue;
-        }
-        let kind = pick(rng, &weights);
-        out.extend(snippet(rng, kind));
-    }
-    if broken_at.is_some() && !broken {
-        out.extend(rejected(rng, held, true));
+    let mut program = Program { out: [&vm::MAGIC[..], &vec![vm::ALLOC; held]].concat(), held };
+    if fill::<9>(rng, &mut program, len, ENDING, SNIPPET) {
+        program.out.extend(rejected(rng, held, true));
     } else if rng.one_in(2) {
-        out.extend(vec![vm::FREE; held]);
+        program.out.extend(vec![vm::FREE; held]);
     }
-    out
+    program.out
+}
+
+/// A program being written, `held` handles allocated at its start.
+#[derive(Debug)]
+struct Program {
+    out: Vec<u8>,
+    held: usize,
+}
+
+impl Records for Program {
+    fn written(&self) -> usize {
+        self.out.len()
+    }
+
+    /// A snippet of `kind`: at most `SNIPPET` bytes, the least room `fill` leaves.
+    fn accepted(&mut self, rng: &mut Rng, kind: usize, _room: usize) {
+        self.out.extend(snippet(rng, kind));
+    }
+
+    fn rejected(&mut self, rng: &mut Rng) {
+        self.out.extend(rejected(rng, self.held, false));
+    }
 }
 
 /// Code of `kind` that leaves the stack and the slots as it found them.
@@ -89,20 +99,11 @@ fn rejected(rng: &mut Rng, held: usize, at_end: bool) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-    use crate::guard;
+    use crate::formats::outcomes;
 
     #[test]
     fn programs_are_safe_stay_within_their_length_and_reach_many_outcomes() {
-        let mut rng = Rng::new(7);
-        let mut outcomes = std::collections::BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(300, 4096);
-            let program = draw(&mut rng, len);
-            assert!(program.len() <= len, "{} > {len}", program.len());
-            assert_eq!(guard::check("vm", &program), None);
-            outcomes.insert(vm::run(&program).map(|_| "ok").unwrap_or_else(|e| e.0));
-        }
+        let outcomes = outcomes("vm", 7, 300);
         assert_eq!(outcomes.len(), 7, "{outcomes:?}");
     }
 }

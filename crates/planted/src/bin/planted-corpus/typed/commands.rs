@@ -11,8 +11,8 @@ use std::cmp::Ordering;
 
 use planted::commands::{run as interpret, Op, MAX_STACK};
 
-use super::{bucket, decode, list};
-use crate::check::{self, Verdict};
+use super::{bucket, list, run_decoded};
+use crate::check::Verdict;
 use crate::encode::Encoder;
 use crate::formats::{mix, pick};
 use crate::mutate::Rng;
@@ -126,11 +126,7 @@ fn pushes(name: &str, args: &[i16], height: usize) -> bool {
 
 /// The fuzz target on `data`: decode, then run the program; the outcome is the rejection, or `ok` and its length.
 pub fn run(data: &[u8]) -> Verdict {
-    check::catching(|| {
-        let program = match decode::<Vec<Op>>(data) {
-            Ok(program) => program,
-            Err(why) => return Verdict::Runs(why),
-        };
+    run_decoded(data, |program: Vec<Op>| {
         Verdict::Runs(match interpret(&program) {
             Ok(_) => format!("ok: {} commands", bucket(program.len())),
             Err(error) => error.0.to_string(),
@@ -140,33 +136,17 @@ pub fn run(data: &[u8]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
+    use crate::typed::checks::{assert_read_back, outcomes};
 
     #[test]
     fn arbitrary_reads_back_the_program_that_was_written() {
-        let mut rng = Rng::new(31);
-        for len in [300, 1024, 3000, 8192] {
-            for _ in 0..30 {
-                let (data, program) = build(&mut rng, len);
-                assert_eq!(data.len(), len);
-                assert_eq!(decode::<Vec<Op>>(&data), Ok(program));
-            }
-        }
+        assert_read_back(31, &[300, 1024, 3000, 8192], 30, build);
     }
 
     #[test]
     fn programs_reach_every_outcome_and_none_picks_below_the_stack() {
-        let mut rng = Rng::new(32);
-        let mut outcomes = BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(1024, 8192);
-            match run(&build(&mut rng, len).0) {
-                Verdict::Runs(outcome) => outcomes.insert(outcome),
-                other => panic!("{other:?}"),
-            };
-        }
+        let outcomes = outcomes(32, 300, build, run);
         let errors = ["stack full", "pick takes one argument", "pick of a negative depth"];
         for error in errors.into_iter().chain(["pick below the bottom of the stack"]) {
             assert!(outcomes.contains(error), "{error}: {outcomes:?}");

@@ -7,8 +7,8 @@
 
 use planted::config::{validate, Config};
 
-use super::{bucket, decode, list};
-use crate::check::{self, Verdict};
+use super::{bucket, list, run_decoded};
+use crate::check::Verdict;
 use crate::encode::Encoder;
 use crate::mutate::Rng;
 use crate::text::{text, word};
@@ -72,11 +72,7 @@ fn port(rng: &mut Rng, usual: usize) -> u16 {
 
 /// The fuzz target on `data`: decode, then `validate`; the outcome is the rejection, or how many hosts use TLS.
 pub fn run(data: &[u8]) -> Verdict {
-    check::catching(|| {
-        let config = match decode::<Config>(data) {
-            Ok(config) => config,
-            Err(why) => return Verdict::Runs(why),
-        };
+    run_decoded(data, |config: Config| {
         Verdict::Runs(match validate(&config) {
             Ok(endpoints) => {
                 let tls = endpoints.iter().filter(|e| e.tls).count();
@@ -89,33 +85,17 @@ pub fn run(data: &[u8]) -> Verdict {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
+    use crate::typed::checks::{assert_read_back, outcomes};
 
     #[test]
     fn arbitrary_reads_back_the_configuration_that_was_written() {
-        let mut rng = Rng::new(21);
-        for len in [300, 1024, 3000, 8192] {
-            for _ in 0..30 {
-                let (data, config) = build(&mut rng, len);
-                assert_eq!(data.len(), len);
-                assert_eq!(decode::<Config>(&data), Ok(config));
-            }
-        }
+        assert_read_back(21, &[300, 1024, 3000, 8192], 30, build);
     }
 
     #[test]
     fn configurations_reach_every_outcome_and_none_divides_by_zero() {
-        let mut rng = Rng::new(22);
-        let mut outcomes = BTreeSet::new();
-        for _ in 0..300 {
-            let len = rng.range(1024, 8192);
-            match run(&build(&mut rng, len).0) {
-                Verdict::Runs(outcome) => outcomes.insert(outcome),
-                other => panic!("{other:?}"),
-            };
-        }
+        let outcomes = outcomes(22, 300, build, run);
         for error in ["port 0", "too many hosts", "TLS on port 443 needs a key"] {
             assert!(outcomes.contains(error), "{error}: {outcomes:?}");
         }

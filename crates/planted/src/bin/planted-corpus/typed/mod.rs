@@ -10,8 +10,11 @@ pub mod commands;
 pub mod config;
 pub mod scene;
 
+use std::panic::UnwindSafe;
+
 use arbitrary::{Arbitrary, Unstructured};
 
+use crate::check::{self, Verdict};
 use crate::encode::Encoder;
 use crate::targets::Target;
 
@@ -49,6 +52,14 @@ pub fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Result<T, String> {
     T::arbitrary_take_rest(Unstructured::new(data)).map_err(|e| format!("arbitrary: {e}"))
 }
 
+/// A typed fuzz target's run on `data`, under `catch_unwind`: [`decode`]d (a rejection is the outcome), then `then`.
+pub fn run_decoded<T: for<'a> Arbitrary<'a>>(data: &[u8], then: impl FnOnce(T) -> Verdict + UnwindSafe) -> Verdict {
+    check::catching(|| match decode::<T>(data) {
+        Ok(value) => then(value),
+        Err(why) => Verdict::Runs(why),
+    })
+}
+
 /// A count as an order of magnitude, for the summary: `0`, `1`, `2-9`, `10-99`, `100+`.
 pub fn bucket(n: usize) -> &'static str {
     match n {
@@ -69,4 +80,49 @@ pub fn list<T>(enc: &mut Encoder, wanted: usize, mut element: impl FnMut(&mut En
     }
     enc.bool(false);
     items
+}
+
+/// What the typed generators' tests check of each: values read back as written, and the outcomes they reach.
+#[cfg(test)]
+pub mod checks {
+    use std::collections::BTreeSet;
+    use std::fmt::Debug;
+
+    use arbitrary::Arbitrary;
+
+    use super::decode;
+    use crate::check::Verdict;
+    use crate::mutate::Rng;
+
+    /// A generator: an input of exactly the given length, and the value `arbitrary` reads from it.
+    pub type Build<T> = fn(&mut Rng, usize) -> (Vec<u8>, T);
+
+    /// `arbitrary` reads back the value `build` wrote, `per_len` times for each length in `lens`.
+    pub fn assert_read_back<T>(seed: u64, lens: &[usize], per_len: usize, build: Build<T>)
+    where
+        T: for<'a> Arbitrary<'a> + PartialEq + Debug,
+    {
+        let mut rng = Rng::new(seed);
+        for &len in lens {
+            for _ in 0..per_len {
+                let (data, value) = build(&mut rng, len);
+                assert_eq!(data.len(), len);
+                assert_eq!(decode::<T>(&data), Ok(value));
+            }
+        }
+    }
+
+    /// The outcomes of `count` inputs of 1 to 8 KiB from `build`, run by `run`; each must run (no panic, nothing unsafe).
+    pub fn outcomes<T>(seed: u64, count: usize, build: Build<T>, run: fn(&[u8]) -> Verdict) -> BTreeSet<String> {
+        let mut rng = Rng::new(seed);
+        let mut outcomes = BTreeSet::new();
+        for _ in 0..count {
+            let len = rng.range(1024, 8192);
+            match run(&build(&mut rng, len).0) {
+                Verdict::Runs(outcome) => outcomes.insert(outcome),
+                other => panic!("{other:?}"),
+            };
+        }
+        outcomes
+    }
 }

@@ -9,8 +9,8 @@ use std::collections::BTreeSet;
 
 use planted::scene::{render, Blend, Layer, Op, Scene};
 
-use super::{bucket, decode};
-use crate::check::{self, Verdict};
+use super::{bucket, run_decoded};
+use crate::check::Verdict;
 use crate::encode::Encoder;
 use crate::mutate::Rng;
 use crate::text::text;
@@ -109,11 +109,7 @@ fn text_op(enc: &mut Encoder, rng: &mut Rng, style: &Style) -> Op {
 
 /// The fuzz target on `data`: decode, then `render`; the outcome names the scene's shape.
 pub fn run(data: &[u8]) -> Verdict {
-    check::catching(|| {
-        let scene = match decode::<Scene>(data) {
-            Ok(scene) => scene,
-            Err(why) => return Verdict::Runs(why),
-        };
+    run_decoded(data, |scene: Scene| {
         if scene.layers.iter().any(|layer| nesting(&layer.ops) > MAX_NESTING) {
             return Verdict::Unsafe("scene: groups nested deeper than the fuzz target's stack allows");
         }
@@ -147,31 +143,16 @@ fn shape(scene: &Scene) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::typed::checks::{assert_read_back, outcomes};
 
     #[test]
     fn arbitrary_reads_back_the_scene_that_was_written() {
-        let mut rng = Rng::new(11);
-        for len in [200, 1024, 3000, 8192] {
-            for _ in 0..20 {
-                let (data, scene) = build(&mut rng, len);
-                assert_eq!(data.len(), len);
-                assert_eq!(decode::<Scene>(&data), Ok(scene));
-            }
-        }
+        assert_read_back(11, &[200, 1024, 3000, 8192], 20, build);
     }
 
     #[test]
     fn scenes_vary_in_shape_and_none_divides_by_zero() {
-        let mut rng = Rng::new(12);
-        let mut shapes = BTreeSet::new();
-        for _ in 0..200 {
-            let len = rng.range(1024, 8192);
-            let (data, _) = build(&mut rng, len);
-            match run(&data) {
-                Verdict::Runs(shape) => shapes.insert(shape),
-                other => panic!("{other:?}"),
-            };
-        }
+        let shapes = outcomes(12, 200, build, run);
         assert!(shapes.len() >= 10, "{shapes:?}");
         assert!(shapes.iter().any(|s| s.contains("an invisible layer")), "{shapes:?}");
         assert!(shapes.iter().any(|s| s.starts_with("100+ layers")), "{shapes:?}");

@@ -24,12 +24,16 @@
 //! line), and `BINARY -runs=0 OURS ORIGINAL`: when that counts what `-runs=0
 //! OURS` counts, libFuzzer finds nothing in the old corpus beyond the new one
 //! (ours ⊇ original). One markdown table, a row per target and the totals,
-//! then anything odd. Without cargo-fuzz (`cargo fuzz --version` fails) the
-//! cmin and libFuzzer columns are left empty. Run without `--bench` (as `cargo
-//! test --benches` does) it only says what it would do.
+//! then notes: our report's tests and feature counts, and anything odd (a
+//! failure, fewer features than the original by libFuzzer's count, an empty
+//! file in ours, which libFuzzer never runs). Without cargo-fuzz (`cargo fuzz
+//! --version` fails) the cmin and libFuzzer columns are left empty. Run without
+//! `--bench` (as `cargo test --benches` does) it only says what it would do.
 //!
-//! Both timings include their tool's start: cargo-fuzz's `cargo build` that
-//! finds the binary up to date, our check that the harness is built.
+//! Times are one wall-clock run each, including the tool's start (cargo-fuzz's
+//! `cargo build` that finds the binary up to date; our check that the harness
+//! is built). cmin runs each input once; ours shrinks every kept input, so it
+//! takes minutes where cmin takes a fraction of a second.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -137,6 +141,7 @@ fn size(dir: &Path) -> (usize, u64) {
 
 /// One side's new corpus: where, how large, how long it took.
 struct Minimized {
+    /// In the target's temporary directory, removed once its row is measured.
     dir: PathBuf,
     files: usize,
     bytes: u64,
@@ -185,8 +190,24 @@ fn warm_up(bin: &Path, target: &str, corpus: &Path, scratch: &Path) {
     assert!(out.status.success(), "the warm-up run on {target} failed:\n{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// Corpus mode on `corpus` into `<scratch>/ours`; returns the new corpus and the `--json` report.
-fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<(Minimized, Value), String> {
+/// Our run: the new corpus, the `--json` report, the exit code (6: the new corpus misses a feature).
+struct Ours {
+    new: Minimized,
+    report: Value,
+    code: Option<i32>,
+    /// Its empty files, which libFuzzer never runs (`Fuzzer::RunOne` returns at once on size 0).
+    empty: Vec<String>,
+}
+
+/// The names of the empty files in `dir` (not recursively: ours writes no subdirectory).
+fn empty_files(dir: &Path) -> Vec<String> {
+    let entries = std::fs::read_dir(dir).into_iter().flatten().flatten();
+    let empty = entries.filter(|e| e.metadata().is_ok_and(|m| m.is_file() && m.len() == 0));
+    empty.map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+}
+
+/// Corpus mode on `corpus` into `<scratch>/ours`; an error when it printed no report.
+fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<Ours, String> {
     let new = scratch.join("ours");
     let start = Instant::now();
     let out = Command::new(bin)
@@ -198,12 +219,11 @@ fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<(Mini
         .output()
         .expect("run cargo-minimize-crash");
     let time = start.elapsed();
-    if !out.status.success() {
-        return Err(format!("cargo-minimize-crash exited with {}: {}", out.status, tail(&out)));
-    }
-    let report: Value = serde_json::from_slice(&out.stdout).map_err(|e| format!("--json printed no JSON: {e}"))?;
-    let (files, bytes) = size(&new);
-    Ok((Minimized { dir: new, files, bytes, time }, report))
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("no --json report ({e}), {}: {}", out.status, tail(&out)))?;
+    let (files, bytes) = if new.is_dir() { size(&new) } else { (0, 0) };
+    let empty = empty_files(&new);
+    Ok(Ours { new: Minimized { dir: new, files, bytes, time }, report, code: out.status.code(), empty })
 }
 
 /// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
@@ -233,22 +253,25 @@ struct Libfuzzer {
     original: Result<Counts, String>,
     cmin: Result<Counts, String>,
     ours: Result<Counts, String>,
-    /// `-runs=0 OURS ORIGINAL` counts what `-runs=0 OURS` counts.
-    superset: Result<bool, String>,
+    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts what `-runs=0 OURS` counts.
+    both: Result<Counts, String>,
+}
+
+impl Libfuzzer {
+    fn superset(&self) -> Result<bool, &String> {
+        Ok(self.both.as_ref()? == self.ours.as_ref()?)
+    }
 }
 
 fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: Option<&Path>, scratch: &Path) -> Libfuzzer {
     let missing = || Err("no corpus".to_owned());
     let ours_counts = ours.map_or_else(missing, |dir| counts(binary, &[dir], scratch));
-    let superset = match (ours, &ours_counts) {
-        (Some(dir), Ok(alone)) => counts(binary, &[dir, corpus], scratch).map(|both| both == *alone),
-        _ => Err("no counts for ours".to_owned()),
-    };
+    let both = ours.map_or_else(missing, |dir| counts(binary, &[dir, corpus], scratch));
     Libfuzzer {
         original: counts(binary, &[corpus], scratch),
         cmin: cmin.map_or_else(missing, |dir| counts(binary, &[dir], scratch)),
         ours: ours_counts,
-        superset,
+        both,
     }
 }
 
@@ -258,7 +281,7 @@ struct Row {
     inputs: usize,
     bytes: u64,
     cmin: Option<Result<Minimized, String>>,
-    ours: Result<(Minimized, Value), String>,
+    ours: Result<Ours, String>,
     libfuzzer: Option<Libfuzzer>,
 }
 
@@ -280,7 +303,7 @@ fn measure(release: &Path, target: &str, count: usize, fuzz: bool) -> Row {
     let libfuzzer = match &binary {
         Some(Ok(binary)) => {
             let cmin_dir = cmin.as_ref().and_then(|c| c.as_ref().ok()).map(|m| m.dir.as_path());
-            let ours_dir = ours.as_ref().ok().map(|(m, _)| m.dir.as_path());
+            let ours_dir = ours.as_ref().ok().map(|o| o.new.dir.as_path());
             Some(libfuzzer(binary, &corpus, cmin_dir, ours_dir, scratch.path()))
         }
         _ => None,
@@ -325,10 +348,10 @@ fn counts_cell(counts: Option<&Result<Counts, String>>) -> String {
 /// A row's cells; the ratio of our bytes to cmin's when both ran.
 fn cells(row: &Row) -> Vec<String> {
     let cmin = row.cmin.as_ref().map(Result::as_ref);
-    let ours = row.ours.as_ref().map(|(m, _)| m);
+    let ours = row.ours.as_ref().map(|o| &o.new);
     let ratio = ratio(cmin.and_then(Result::ok), ours.ok());
     let lf = row.libfuzzer.as_ref();
-    let superset = match lf.map(|l| &l.superset) {
+    let superset = match lf.map(Libfuzzer::superset) {
         Some(Ok(true)) => "yes",
         Some(Ok(false)) => "no",
         Some(Err(_)) => "failed",
@@ -367,8 +390,8 @@ fn ratio(cmin: Option<&Minimized>, ours: Option<&Minimized>) -> String {
 /// The totals row: each side summed when it ran on every target.
 fn totals(rows: &[Row]) -> Vec<String> {
     let cmin = sum(rows.iter().map(|r| r.cmin.as_ref()?.as_ref().ok()));
-    let ours = sum(rows.iter().map(|r| r.ours.as_ref().ok().map(|(m, _)| m)));
-    let yes = rows.iter().filter(|r| matches!(r.libfuzzer.as_ref().map(|l| &l.superset), Some(Ok(true)))).count();
+    let ours = sum(rows.iter().map(|r| r.ours.as_ref().ok().map(|o| &o.new)));
+    let yes = rows.iter().filter(|r| matches!(r.libfuzzer.as_ref().map(Libfuzzer::superset), Some(Ok(true)))).count();
     let inputs: usize = rows.iter().map(|r| r.inputs).sum();
     let bytes: u64 = rows.iter().map(|r| r.bytes).sum();
     let mut cells = vec!["**total**".to_owned(), inputs.to_string(), thousands(bytes)];
@@ -379,47 +402,59 @@ fn totals(rows: &[Row]) -> Vec<String> {
     cells
 }
 
-/// What deserves a second look in a row: failures, lost coverage, our report's own doubts.
-fn notes(row: &Row) -> Vec<String> {
+/// Our report's totals, and what in our run deserves a second look.
+fn ours_notes(t: &str, ours: &Ours) -> Vec<String> {
+    let (report, new) = (&ours.report, &ours.new);
+    let (before, after) = (&report["before"], &report["after"]);
+    let mut notes = vec![format!(
+        "{t}: ours: exit {}, {} tests, {:.1} s by its report; features (our count) {} -> {}, covers_every_feature {}",
+        ours.code.map_or("by a signal".to_owned(), |c| c.to_string()),
+        report["tests"],
+        report["seconds"].as_f64().unwrap_or_default(),
+        before["features"],
+        after["features"],
+        report["covers_every_feature"]
+    )];
+    if after["files"].as_u64() != Some(new.files as u64) {
+        notes.push(format!("{t}: ours: the report says {} files, the directory holds {}", after["files"], new.files));
+    }
+    if !ours.empty.is_empty() {
+        notes.push(format!("{t}: ours: empty files, which libFuzzer never runs: {:?}", ours.empty));
+    }
+    notes
+}
+
+/// Failures and lost coverage by libFuzzer's count.
+fn libfuzzer_notes(t: &str, lf: &Libfuzzer) -> Vec<String> {
     let mut notes = Vec::new();
+    let runs = [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours), ("ours then original", &lf.both)];
+    for (what, counts) in runs {
+        match (counts, &lf.original) {
+            (Err(e), _) => notes.push(format!("{t}: libFuzzer -runs=0 on {what}: {e}")),
+            (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
+                notes.push(format!("{t}: libFuzzer counts fewer in {what} ({}/{}) than in the original", c.0, c.1));
+            }
+            _ => {}
+        }
+    }
+    if let (Ok(false), Ok(both)) = (lf.superset(), &lf.both) {
+        notes.push(format!("{t}: libFuzzer's cov/ft over ours then the original: {}/{}", both.0, both.1));
+    }
+    notes
+}
+
+/// What deserves a second look in a row.
+fn notes(row: &Row) -> Vec<String> {
     let t = &row.target;
+    let mut notes = Vec::new();
     if let Some(Err(e)) = &row.cmin {
         notes.push(format!("{t}: cmin: {e}"));
     }
     match &row.ours {
         Err(e) => notes.push(format!("{t}: ours: {e}")),
-        Ok((m, report)) => {
-            let (before, after) = (&report["before"], &report["after"]);
-            notes.push(format!(
-                "{t}: ours: {} tests, {:.1} s by its report; features (our count) {} -> {}, covers_every_feature {}",
-                report["tests"],
-                report["seconds"].as_f64().unwrap_or_default(),
-                before["features"],
-                after["features"],
-                report["covers_every_feature"]
-            ));
-            if after["files"].as_u64() != Some(m.files as u64) {
-                notes.push(format!(
-                    "{t}: ours: the report says {} files, the directory holds {}",
-                    after["files"], m.files
-                ));
-            }
-        }
+        Ok(ours) => notes.extend(ours_notes(t, ours)),
     }
-    if let Some(lf) = &row.libfuzzer {
-        for (what, counts) in [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours)] {
-            match (counts, &lf.original) {
-                (Err(e), _) => notes.push(format!("{t}: libFuzzer on {what}: {e}")),
-                (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
-                    notes.push(format!("{t}: libFuzzer counts fewer in {what}'s corpus than in the original"));
-                }
-                _ => {}
-            }
-        }
-        if let Err(e) = &lf.superset {
-            notes.push(format!("{t}: libFuzzer on ours then the original: {e}"));
-        }
-    }
+    notes.extend(row.libfuzzer.as_ref().map(|lf| libfuzzer_notes(t, lf)).unwrap_or_default());
     notes
 }
 
@@ -457,13 +492,14 @@ fn main() {
     let count: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(DEFAULT_COUNT);
     let picked: Vec<&str> = args.iter().filter(|a| TARGETS.contains(&a.as_str())).map(String::as_str).collect();
     let targets: Vec<&str> = if picked.is_empty() { TARGETS.to_vec() } else { picked };
-    let unknown =
-        args.iter().find(|a| !a.starts_with('-') && a.parse::<usize>().is_err() && !targets.contains(&a.as_str()));
-    assert!(unknown.is_none(), "{unknown:?}: not a count nor one of the targets {TARGETS:?}");
     if !args.iter().any(|a| a == "--bench") {
         println!("corpus: {count} generated inputs of each of {}; cargo fuzz cmin against corpus mode, libFuzzer's -runs=0 counts of each (run `cargo bench --bench corpus` to measure)", targets.join(", "));
         return;
     }
+    // Checked only when measuring: `cargo test --benches FILTER` hands its test filter to every bench.
+    let unknown =
+        args.iter().find(|a| !a.starts_with('-') && a.parse::<usize>().is_err() && !TARGETS.contains(&a.as_str()));
+    assert!(unknown.is_none(), "{unknown:?} is neither a count nor one of the targets {TARGETS:?}");
     let release = build();
     let fuzz = cargo_fuzz_installed();
     let mut rows = Vec::new();

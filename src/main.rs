@@ -12,6 +12,10 @@ use cargo_minimize_crash::{cli, run};
 const STACK_SIZE: usize = 64 << 20;
 
 fn main() -> ExitCode {
+    // Started by cargo as a coverage build's RUSTC_WRAPPER.
+    if let Some(code) = cargo_minimize_crash::project::wrapper::run_if_wrapper() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let worker = std::thread::Builder::new().name("main".into()).stack_size(STACK_SIZE).spawn(|| {
         match Options::from_cli(cli::parse()).and_then(|options| run::run(&options)) {
             Ok(exit) => exit,

@@ -65,6 +65,8 @@ impl HarnessSetup {
             // replace `cargo fuzz build`'s binary of the same name.
             scratch_dir: options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
             coverage: options.coverage,
+            // This binary compiles the runtime uninstrumented (see `project::wrapper`).
+            rustc_wrapper: std::env::current_exe().ok().filter(|_| options.coverage),
             ..BuildOptions::default()
         };
         if !quiet {

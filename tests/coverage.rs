@@ -27,7 +27,9 @@ fn harness(target: &str, coverage: bool) -> PathBuf {
         return binary.clone();
     }
     let project = FuzzProject::locate(None, root()).unwrap_or_else(|e| panic!("{e}"));
-    let options = BuildOptions { coverage, ..BuildOptions::default() };
+    // As the tool builds it: the binary compiles its own runtime uninstrumented.
+    let rustc_wrapper = Some(PathBuf::from(env!("CARGO_BIN_EXE_cargo-minimize-crash")));
+    let options = BuildOptions { coverage, rustc_wrapper, ..BuildOptions::default() };
     let harness = build_harness(&project, target, &options).unwrap_or_else(|e| panic!("{e}"));
     eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
     built.push((target.to_string(), coverage, harness.binary.clone()));

@@ -57,6 +57,31 @@ pub fn greedy_cover(candidates: &[Candidate]) -> Vec<Pick> {
     picks
 }
 
+/// Reassigns every feature to the smallest taken input that has it (the
+/// earlier taken on ties) and drops the inputs left with none. Shrinking an
+/// input costs what it must keep: a large input then keeps only what no
+/// smaller kept input has, instead of everything it brought first.
+pub fn assign_to_smallest(picks: Vec<Pick>, candidates: &[Candidate]) -> Vec<Pick> {
+    let limit = picks.iter().filter_map(|p| candidates[p.index].features.last()).max().map_or(0, |&f| f as usize + 1);
+    let mut taken = vec![false; limit];
+    let mut order: Vec<usize> = (0..picks.len()).collect();
+    order.sort_by_key(|&i| (candidates[picks[i].index].size, i));
+    let mut assigned: Vec<Vec<u32>> = vec![Vec::new(); picks.len()];
+    for i in order {
+        for &feature in candidates[picks[i].index].features {
+            if !std::mem::replace(&mut taken[feature as usize], true) {
+                assigned[i].push(feature);
+            }
+        }
+    }
+    picks
+        .into_iter()
+        .zip(assigned)
+        .filter(|(_, assigned)| !assigned.is_empty())
+        .map(|(pick, assigned)| Pick { index: pick.index, assigned })
+        .collect()
+}
+
 /// Whether every feature of `needed` is in `have` (both ascending).
 pub fn is_subset(needed: &[u32], have: &[u32]) -> bool {
     let mut have = have.iter();
@@ -94,6 +119,29 @@ mod tests {
         let order: Vec<usize> = greedy_cover(&sets).iter().map(|p| p.index).collect();
         // Gain 2 at size 3: the first of the two; then every gain is 1, taken by size.
         assert_eq!(order, [1, 3, 2, 0]);
+    }
+
+    #[test]
+    fn features_go_to_the_smallest_input_that_has_them() {
+        let sets = candidates(&[(50, &[1, 2, 3, 4]), (5, &[2, 5]), (1, &[3]), (9, &[9])]);
+        let picks = greedy_cover(&sets);
+        assert_eq!(picks.len(), 3, "the big one, then 5 and 9: {picks:?}");
+        let assigned = assign_to_smallest(picks, &sets);
+        let by_index: Vec<(usize, Vec<u32>)> = assigned.iter().map(|p| (p.index, p.assigned.clone())).collect();
+        assert_eq!(by_index, [(0, vec![1, 3, 4]), (1, vec![2, 5]), (3, vec![9])]);
+        let sets = candidates(&[(50, &[1, 2]), (5, &[1]), (4, &[2])]);
+        let kept: Vec<usize> = assign_to_smallest(
+            vec![
+                Pick { index: 0, assigned: vec![1, 2] },
+                Pick { index: 1, assigned: vec![] },
+                Pick { index: 2, assigned: vec![] },
+            ],
+            &sets,
+        )
+        .iter()
+        .map(|p| p.index)
+        .collect();
+        assert_eq!(kept, [1, 2], "a large input whose features smaller ones have goes");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::options::{CorpusOptions, Mode, Options};
 use crate::progress::Display;
 use crate::reduce::ReduceOptions;
 use crate::setup::{HarnessSetup, Limits};
-use cover::{greedy_cover, union, Candidate, Pick};
+use cover::{assign_to_smallest, greedy_cover, union, Candidate, Pick};
 use display::Status;
 use drive::{measure_all, shrink_kept, KeptResult, Phase};
 use inputs::CorpusInput;
@@ -117,7 +117,7 @@ fn cover_inputs(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Pick> {
             features: if let Measured::Covered(f) = m { f } else { empty },
         })
         .collect();
-    greedy_cover(&candidates)
+    assign_to_smallest(greedy_cover(&candidates), &candidates)
 }
 
 /// Covers again over the shrunk inputs and removes the files no longer
@@ -202,6 +202,7 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         (Measured::Crashed(signature), _) => (InputStatus::Crash, Some(signature.clone())),
         (Measured::TimedOut, _) => (InputStatus::Timeout, Some(String::from("runs past the time limit"))),
         (Measured::Rejected, _) => (InputStatus::Rejected, None),
+        (Measured::Empty, _) => (InputStatus::Empty, None),
         (Measured::Failed(why), _) => (InputStatus::Failed, Some(why.clone())),
         (Measured::Covered(_), None) => (InputStatus::Covered, None),
         (Measured::Covered(_), Some(k)) => match (&k.file, parts.final_files) {

@@ -87,6 +87,8 @@ pub enum InputStatus {
     Timeout,
     /// Left out: the target rejects it (`Corpus::Reject`).
     Rejected,
+    /// Left out: empty (libFuzzer never counts an empty input's coverage).
+    Empty,
     /// Left out: it could not be read or run.
     Failed,
     /// Not finished: interrupted.

@@ -3,7 +3,9 @@
 //! The oracle: a candidate is interesting when the target returns normally
 //! (no crash, no timeout, not rejected) and its features include every
 //! feature assigned to the input by the cover. Only those: every other
-//! feature it has is assigned to another kept input, which keeps it.
+//! feature it has is assigned to another kept input, which keeps it. Never
+//! the empty input: libFuzzer skips it (`RunOne` returns at size 0), so its
+//! coverage would be lost.
 
 use crate::corpus::cover::is_subset;
 use crate::exec::{Coverage, Executor, ForkServerExecutor};
@@ -22,12 +24,17 @@ pub enum Measured {
     TimedOut,
     /// The target rejected it (`Corpus::Reject`): libFuzzer never adds it to a corpus.
     Rejected,
+    /// It is empty: libFuzzer never counts an empty input's coverage.
+    Empty,
     /// It could not be run or measured.
     Failed(String),
 }
 
 /// The run's result on an executor whose harness collects coverage.
 pub fn measure(executor: &mut ForkServerExecutor, bytes: &[u8]) -> Measured {
+    if bytes.is_empty() {
+        return Measured::Empty;
+    }
     let outcome = match executor.run(bytes) {
         Ok(outcome) => outcome,
         Err(error) => return Measured::Failed(format!("{error:#}")),

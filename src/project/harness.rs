@@ -120,6 +120,10 @@ pub struct BuildOptions {
     /// harness reports the coverage features of each run (built apart, in
     /// `<target dir>/coverage[-sanitizer-<name>]/`).
     pub coverage: bool,
+    /// For a coverage build: this tool's binary, run as `RUSTC_WRAPPER` so
+    /// our runtime and protocol crates are compiled without instrumentation
+    /// (`super::wrapper`); `None` instruments them too.
+    pub rustc_wrapper: Option<PathBuf>,
 }
 
 /// A built harness.
@@ -176,6 +180,9 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
     command.arg("--message-format=json");
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
+    if let Some(wrapper) = options.rustc_wrapper.as_deref().filter(|_| options.coverage) {
+        command.envs(super::wrapper::cargo_env(wrapper));
+    }
     if flags.sanitizer != Sanitizer::None {
         // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1 (harmless on nightly).
         command.env("RUSTC_BOOTSTRAP", "1");
@@ -223,13 +230,20 @@ fn cargo_build_args(flags: &BuildFlags) -> Vec<String> {
 /// sanitized and coverage builds each live apart, so switching back and forth
 /// rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
 fn variant_target_dir(target_dir: PathBuf, options: &BuildOptions) -> PathBuf {
-    let sanitizer = options.flags.sanitizer;
-    match (options.coverage, sanitizer) {
-        (false, Sanitizer::None) => target_dir,
-        (false, sanitizer) => target_dir.join(format!("sanitizer-{}", sanitizer.name())),
-        (true, Sanitizer::None) => target_dir.join("coverage"),
-        (true, sanitizer) => target_dir.join(format!("coverage-sanitizer-{}", sanitizer.name())),
+    let sanitizer = match options.flags.sanitizer {
+        Sanitizer::None => String::new(),
+        sanitizer => format!("sanitizer-{}", sanitizer.name()),
+    };
+    if !options.coverage {
+        return if sanitizer.is_empty() { target_dir } else { target_dir.join(sanitizer) };
     }
+    // cargo does not rebuild when only RUSTC_WRAPPER changes: without the
+    // wrapper (our crates instrumented too) the artifacts live apart.
+    let mut name = String::from(if options.rustc_wrapper.is_some() { "coverage" } else { "coverage-all" });
+    if !sanitizer.is_empty() {
+        name = format!("{name}-{sanitizer}");
+    }
+    target_dir.join(name)
 }
 
 /// SanitizerCoverage as cargo-fuzz 0.13 instruments a fuzz target (its
@@ -590,6 +604,7 @@ mod tests {
             let options = BuildOptions {
                 coverage,
                 flags: BuildFlags { sanitizer, ..BuildFlags::default() },
+                rustc_wrapper: Some(PathBuf::from("/bin/cargo-minimize-crash")),
                 ..Default::default()
             };
             variant_target_dir(PathBuf::from("/t"), &options)
@@ -598,6 +613,8 @@ mod tests {
         assert_eq!(dir(false, Sanitizer::Address), Path::new("/t/sanitizer-address"));
         assert_eq!(dir(true, Sanitizer::None), Path::new("/t/coverage"));
         assert_eq!(dir(true, Sanitizer::Address), Path::new("/t/coverage-sanitizer-address"));
+        let unwrapped = BuildOptions { coverage: true, ..Default::default() };
+        assert_eq!(variant_target_dir(PathBuf::from("/t"), &unwrapped), Path::new("/t/coverage-all"));
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub mod harness;
 pub mod locate;
 pub mod scratch;
 pub mod standin;
+pub mod wrapper;
 
 use std::path::PathBuf;
 use std::process::ExitStatus;

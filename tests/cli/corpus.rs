@@ -109,6 +109,7 @@ fn check_corpus(target: &str, crash: &[u8], percent: u64) {
     std::fs::write(&crash_copy, crash).unwrap();
     let first = files(&corpus).into_iter().next().unwrap().0;
     std::fs::copy(corpus.join(&first), corpus.join("a-duplicate")).unwrap();
+    std::fs::write(corpus.join("empty"), b"").unwrap();
     let before = files(&corpus);
     let output = dir.path().join("new");
     let started = Instant::now();
@@ -133,6 +134,9 @@ fn check_corpus(target: &str, crash: &[u8], percent: u64) {
     assert_eq!(crashing["status"], "crash", "{crashing:#}");
     assert!(!written.iter().any(|(_, hash)| *hash == crashing["sha1"]), "the crash is not in the new corpus");
     assert!(run.stderr.contains("crash-from-the-fuzzer"), "the crash is reported:\n{}", run.stderr);
+    let empty = inputs.iter().find(|i| i["name"].as_str().unwrap().ends_with("/empty")).unwrap();
+    assert_eq!(empty["status"], "empty", "libFuzzer never counts an empty input: {empty:#}");
+    assert!(written.iter().all(|(name, _)| std::fs::metadata(output.join(name)).unwrap().len() > 0), "no empty result");
     let duplicated = inputs.iter().find(|i| i["duplicates"].as_array().is_some_and(|d| !d.is_empty())).unwrap();
     assert!(duplicated["duplicates"][0].as_str().unwrap().ends_with("a-duplicate"), "{duplicated:#}");
 

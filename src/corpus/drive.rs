@@ -79,15 +79,17 @@ pub fn shrink_kept(
     let mut results: Vec<KeptResult> =
         picks.iter().map(|p| KeptResult { index: p.index, ..KeptResult::default() }).collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
-    for pick in picks {
-        let input = &inputs[pick.index];
-        let job = match store.finished(&input.sha1) {
-            Some(Saved { bytes, complete: true }) => Job::Measure { index: pick.index, bytes },
-            // Cut short by Ctrl-C: go on from where it got.
-            Some(Saved { bytes, complete: false }) => {
-                Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
+    // The results earlier runs saved, read once: checked by a run, shrunk on when cut short.
+    let mut saved: Vec<Option<Vec<u8>>> = vec![None; picks.len()];
+    for (slot, pick) in picks.iter().enumerate() {
+        let job = match store.finished(&inputs[pick.index].sha1) {
+            Some(Saved { bytes, complete: true }) => {
+                saved[slot] = Some(bytes.clone());
+                Job::Measure { index: pick.index, bytes }
             }
-            None => shrink_job(input, pick),
+            // Cut short by Ctrl-C: go on from where it got.
+            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
+            None => shrink_job(pick, inputs[pick.index].bytes().to_vec()),
         };
         phase.jobs.send(job).expect("the workers are running");
     }
@@ -101,16 +103,17 @@ pub fn shrink_kept(
                 continue;
             }
             Event::Measured { index, result } => {
-                let (pick, input) = (&picks[slot_of(index)], &inputs[index]);
+                let slot = slot_of(index);
                 match result {
                     // An earlier run's result, still good.
-                    Measured::Covered(features) if is_subset(&pick.assigned, &features) => {
-                        let bytes = store.finished(&input.sha1).map(|s| s.bytes).unwrap_or_default();
+                    Measured::Covered(features) if is_subset(&picks[slot].assigned, &features) => {
+                        let bytes = saved[slot].take().unwrap_or_default();
                         let (file, size) = (Some(crate::output::sha1_hex(&bytes)), bytes.len());
-                        results[slot_of(index)] = KeptResult { index, file, size, features, tests: 1, detail: None };
+                        results[slot] = KeptResult { index, file, size, features, tests: 1, detail: None };
                     }
                     _ => {
-                        phase.jobs.send(shrink_job(input, pick)).expect("the workers are running");
+                        let job = shrink_job(&picks[slot], inputs[index].bytes().to_vec());
+                        phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
                 }
@@ -130,8 +133,9 @@ pub fn shrink_kept(
     Ok(results)
 }
 
-fn shrink_job(input: &CorpusInput, pick: &Pick) -> Job {
-    Job::Shrink { index: pick.index, bytes: input.bytes().to_vec(), required: pick.assigned.clone() }
+/// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
+fn shrink_job(pick: &Pick, bytes: Vec<u8>) -> Job {
+    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
 }
 
 /// Saves a shrink's result; a failed shrink keeps the input as it is, an

@@ -99,7 +99,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
 
 /// Fails when no input could be measured because the harness reports no coverage.
 fn instrumented(measured: &[Measured]) -> Result<(), Failure> {
-    let blind = |m: &Measured| matches!(m, Measured::Failed(why) if why.contains("not instrumented"));
+    let blind = |m: &Measured| matches!(m, Measured::Failed(why) if why == shrink::NOT_INSTRUMENTED);
     if measured.iter().any(blind) && !measured.iter().any(|m| matches!(m, Measured::Covered(_))) {
         return Err(Failure::new(Exit::Error, anyhow!("the coverage harness reports no coverage counters")));
     }
@@ -150,17 +150,14 @@ fn build_report(
 ) -> CorpusReport {
     let inputs: Vec<InputReport> = (0..parts.inputs.len()).map(|i| input_report(parts, i)).collect();
     let file_count = |input: &CorpusInput| 1 + input.duplicates.len();
+    let before_features = union(parts.measured.iter().filter_map(|m| match m {
+        Measured::Covered(features) => Some(features.as_slice()),
+        _ => None,
+    }));
     let before = Totals {
         files: parts.inputs.iter().map(file_count).sum(),
         bytes: parts.inputs.iter().map(|i| (i.bytes().len() * file_count(i)) as u64).sum(),
-        features: union(parts.measured.iter().filter_map(|m| {
-            if let Measured::Covered(f) = m {
-                Some(f.as_slice())
-            } else {
-                None
-            }
-        }))
-        .len(),
+        features: before_features.len(),
     };
     let present: Vec<&KeptResult> = parts
         .kept
@@ -170,10 +167,6 @@ fn build_report(
     let mut seen = HashSet::new();
     let distinct: Vec<&&KeptResult> = present.iter().filter(|k| seen.insert(k.file.clone())).collect();
     let after_features = union(present.iter().map(|k| k.features.as_slice()));
-    let before_features =
-        union(
-            parts.measured.iter().filter_map(|m| if let Measured::Covered(f) = m { Some(f.as_slice()) } else { None }),
-        );
     let after = Totals {
         files: distinct.len(),
         bytes: distinct.iter().map(|k| k.size as u64).sum(),

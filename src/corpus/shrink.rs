@@ -13,6 +13,9 @@ use crate::protocol::ResultKind;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
 use crate::signature::{Kind, Signature};
 
+/// Why a run of a harness built without coverage cannot be measured.
+pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
+
 /// What one run of an input showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Measured {
@@ -52,9 +55,7 @@ pub fn measure(executor: &mut ForkServerExecutor, bytes: &[u8]) -> Measured {
         Some(Coverage { cut: true, .. }) => {
             Measured::Failed(String::from("more features than the shared memory holds"))
         }
-        Some(Coverage { counters: 0, .. }) => {
-            Measured::Failed(String::from("the harness has no coverage counters (not instrumented)"))
-        }
+        Some(Coverage { counters: 0, .. }) => Measured::Failed(String::from(NOT_INSTRUMENTED)),
         Some(coverage) => Measured::Covered(coverage.features),
         None => Measured::Failed(String::from("the run reported no coverage")),
     }

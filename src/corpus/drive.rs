@@ -1,4 +1,4 @@
-//! The corpus run's phases on the workers: measure every input once, cover, shrink each kept input (or take its result from an earlier run) and save it as it finishes.
+//! The corpus run's phases on the workers: measure every input once; then, each round, shrink each kept input (or take its result from an earlier run) and save it as it finishes.
 
 use anyhow::anyhow;
 use crossbeam_channel::{Receiver, Sender};
@@ -12,15 +12,30 @@ use crate::corpus::work::{Event, Job};
 use crate::interrupt::Interrupt;
 use crate::reduce::StopReason;
 
-/// A kept input's end.
+/// What a round shrinks: an input of the corpus, or a result of the round before.
+#[derive(Clone, Debug)]
+pub struct Item {
+    /// The corpus input it comes from (its index).
+    pub origin: usize,
+    /// Its SHA-1 (the journal's key).
+    pub sha1: String,
+    /// Its contents.
+    pub bytes: Vec<u8>,
+    /// Its features (ascending).
+    pub features: Vec<u32>,
+}
+
+/// A kept item's end.
 #[derive(Clone, Debug, Default)]
 pub struct KeptResult {
-    /// The input's index.
+    /// The item's index.
     pub index: usize,
+    /// The corpus input it comes from.
+    pub origin: usize,
     /// Its file in the new corpus (`None`: not finished, interrupted).
     pub file: Option<String>,
-    /// That file's size.
-    pub size: usize,
+    /// That file's contents.
+    pub bytes: Vec<u8>,
     /// That file's features.
     pub features: Vec<u32>,
     /// Tests spent on it.
@@ -67,29 +82,30 @@ pub fn measure_all(inputs: &[CorpusInput], phase: &mut Phase) -> Vec<Measured> {
     measured.into_iter().map(|m| m.unwrap_or_else(|| Measured::Failed(String::from("not run")))).collect()
 }
 
-/// Shrinks each picked input (or checks the result an earlier run saved) and
+/// Shrinks each picked item (or checks the result an earlier run saved) and
 /// saves it as it finishes; returns one result per pick, in pick order.
 pub fn shrink_kept(
-    inputs: &[CorpusInput],
-    measured: &[Measured],
+    items: &[Item],
     picks: &[Pick],
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
-    let mut results: Vec<KeptResult> =
-        picks.iter().map(|p| KeptResult { index: p.index, ..KeptResult::default() }).collect();
+    let mut results: Vec<KeptResult> = picks
+        .iter()
+        .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
+        .collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
     // The results earlier runs saved, read once: checked by a run, shrunk on when cut short.
     let mut saved: Vec<Option<Vec<u8>>> = vec![None; picks.len()];
     for (slot, pick) in picks.iter().enumerate() {
-        let job = match store.finished(&inputs[pick.index].sha1) {
+        let job = match store.finished(&items[pick.index].sha1) {
             Some(Saved { bytes, complete: true }) => {
                 saved[slot] = Some(bytes.clone());
                 Job::Measure { index: pick.index, bytes }
             }
             // Cut short by Ctrl-C: go on from where it got.
             Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
-            None => shrink_job(pick, inputs[pick.index].bytes().to_vec()),
+            None => shrink_job(pick, items[pick.index].bytes.clone()),
         };
         phase.jobs.send(job).expect("the workers are running");
     }
@@ -98,7 +114,7 @@ pub fn shrink_kept(
         let Ok(event) = phase.events.recv() else { break };
         match event {
             Event::Progress { worker, index, size, tests } => {
-                phase.status.worker(worker, index, size, tests);
+                phase.status.worker(worker, items[index].origin, size, tests);
                 phase.status.shrinking(picks.len() - pending, picks.len());
                 continue;
             }
@@ -108,23 +124,20 @@ pub fn shrink_kept(
                     // An earlier run's result, still good.
                     Measured::Covered(features) if is_subset(&picks[slot].assigned, &features) => {
                         let bytes = saved[slot].take().unwrap_or_default();
-                        let (file, size) = (Some(crate::output::sha1_hex(&bytes)), bytes.len());
-                        results[slot] = KeptResult { index, file, size, features, tests: 1, detail: None };
+                        let file = Some(store.restore(&bytes)?);
+                        let origin = items[index].origin;
+                        results[slot] = KeptResult { index, origin, file, bytes, features, tests: 1, detail: None };
                     }
                     _ => {
-                        let job = shrink_job(&picks[slot], inputs[index].bytes().to_vec());
+                        let job = shrink_job(&picks[slot], items[index].bytes.clone());
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
                 }
             }
             Event::Shrunk { index, result } => {
-                phase.status.idle(index);
-                let original = match &measured[index] {
-                    Measured::Covered(features) => features.clone(),
-                    _ => Vec::new(),
-                };
-                results[slot_of(index)] = finished(index, (&inputs[index], original), result, store, phase)?;
+                phase.status.idle(items[index].origin);
+                results[slot_of(index)] = finished(index, &items[index], result, store, phase)?;
             }
         }
         pending -= 1;
@@ -138,11 +151,11 @@ fn shrink_job(pick: &Pick, bytes: Vec<u8>) -> Job {
     Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
 }
 
-/// Saves a shrink's result; a failed shrink keeps the input as it is, an
+/// Saves a shrink's result; a failed shrink keeps the item as it is, an
 /// interrupted one saves nothing.
 fn finished(
     index: usize,
-    (input, original): (&CorpusInput, Vec<u32>),
+    item: &Item,
     result: Result<crate::corpus::shrink::Shrunk, String>,
     store: &mut Store,
     phase: &mut Phase,
@@ -154,12 +167,14 @@ fn finished(
             complete = shrunk.stop != Some(StopReason::Cancelled);
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }
-        Err(_) if phase.interrupt.is_raised() => return Ok(KeptResult { index, ..KeptResult::default() }),
-        Err(error) => (input.bytes().to_vec(), original, 0, Some(format!("not shrunk: {error}"))),
+        Err(_) if phase.interrupt.is_raised() => {
+            return Ok(KeptResult { index, origin: item.origin, ..KeptResult::default() })
+        }
+        Err(error) => (item.bytes.clone(), item.features.clone(), 0, Some(format!("not shrunk: {error}"))),
     };
-    let file = store.save(&input.sha1, &bytes, complete).map_err(|e| {
+    let file = store.save(&item.sha1, &bytes, complete).map_err(|e| {
         phase.interrupt.raise();
         anyhow!("{e:#}")
     })?;
-    Ok(KeptResult { index, file: Some(file), size: bytes.len(), features, tests, detail })
+    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail })
 }

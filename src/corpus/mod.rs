@@ -3,17 +3,18 @@
 //! The steps, one file each: [`inputs`] (every file under the directory, each
 //! content once) -> on the [`crate::workers`] with a coverage harness
 //! ([`work`], [`shrink`]): [`drive`] measures each input's features once ->
-//! [`cover`] keeps a smallest set covering them all, each kept input assigned
-//! the features it is kept for -> each kept input shrunk while it still covers
-//! those, saved by [`store`] as it finishes -> cover again over the shrunk
-//! inputs, the ones no longer needed removed -> [`report`], with [`display`]
-//! showing progress.
+//! [`rounds`]: [`cover`] keeps a smallest set covering them all, each kept
+//! input assigned the features it is kept for -> each kept input shrunk while
+//! it still covers those, saved by [`store`] as it finishes -> again over the
+//! results while a round pays -> a last cover over the results, the ones no
+//! longer needed removed -> [`report`], with [`display`] showing progress.
 
 pub mod cover;
 pub mod display;
 pub mod drive;
 pub mod inputs;
 pub mod report;
+pub mod rounds;
 pub mod shrink;
 pub mod store;
 pub mod work;
@@ -30,11 +31,12 @@ use crate::options::{CorpusOptions, Mode, Options};
 use crate::progress::Display;
 use crate::reduce::ReduceOptions;
 use crate::setup::{HarnessSetup, Limits};
-use cover::{assign_to_smallest, greedy_cover, union, Candidate, Pick};
+use cover::{greedy_cover, intersect, union, Candidate};
 use display::Status;
-use drive::{measure_all, shrink_kept, KeptResult, Phase};
+use drive::{measure_all, Item, KeptResult, Phase};
 use inputs::CorpusInput;
 use report::{CorpusReport, InputReport, InputStatus, Totals, CORPUS_REPORT_VERSION};
+use rounds::{shrink_rounds, Rounds};
 use shrink::Measured;
 use store::Store;
 use work::CorpusWork;
@@ -64,24 +66,24 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     // Bytes are what a corpus costs: lowering values of the same size would only spend tests.
     let reduce = ReduceOptions { lowering: false, ..crate::run::reduce_options(options, interrupt) };
     let work = CorpusWork { setup: &setup, reduce, interrupt };
-    let (measured, kept) = crate::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
-        let mut phase = Phase { jobs, events, status: &mut status, interrupt };
-        let measured = measure_all(&inputs, &mut phase);
-        instrumented(&measured)?;
-        let picks = cover_inputs(&inputs, &measured);
-        phase.status.line(&format!(
-            "{} distinct inputs measured; {} keep every feature; shrinking them on {} workers",
-            inputs.len(),
-            picks.len(),
-            corpus.workers
-        ));
-        let kept = shrink_kept(&inputs, &measured, &picks, &mut store, &mut phase)?;
-        Ok::<_, Failure>((measured, kept))
-    })?;
+    let (measured, required, rounds) =
+        crate::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
+            let mut phase = Phase { jobs, events, status: &mut status, interrupt };
+            let measured = measure_all(&inputs, &mut phase);
+            instrumented(&measured)?;
+            let required = union(measured.iter().filter_map(|m| match m {
+                Measured::Covered(features) => Some(features.as_slice()),
+                _ => None,
+            }));
+            phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), corpus.workers));
+            let items = normal_items(&inputs, &measured);
+            let rounds = shrink_rounds(items, &required, inputs.len(), &mut store, &mut phase)?;
+            Ok::<_, Failure>((measured, required, rounds))
+        })?;
     status.clear();
     let interrupted = interrupt.is_raised();
-    let final_files = if interrupted { None } else { Some(final_cover(&kept, &store)?) };
-    let parts = Parts { inputs: &inputs, measured: &measured, kept: &kept, final_files: final_files.as_ref() };
+    let final_files = if interrupted { None } else { Some(final_cover(&rounds.results, &required, &store)?) };
+    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, final_files };
     let report = build_report(target, corpus, &store, &parts, started, interrupted);
     if options.json {
         println!("{}", serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?);
@@ -106,28 +108,31 @@ fn instrumented(measured: &[Measured]) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The greedy cover of the inputs that ran normally.
-fn cover_inputs(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Pick> {
-    let empty: &[u32] = &[];
-    let candidates: Vec<Candidate> = inputs
+/// The inputs that ran normally, with their features: the first round's items.
+fn normal_items(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Item> {
+    inputs
         .iter()
         .zip(measured)
-        .map(|(input, m)| Candidate {
-            size: input.bytes().len(),
-            features: if let Measured::Covered(f) = m { f } else { empty },
+        .enumerate()
+        .filter_map(|(origin, (input, m))| match m {
+            Measured::Covered(features) => Some(Item {
+                origin,
+                sha1: input.sha1.clone(),
+                bytes: input.bytes().to_vec(),
+                features: features.clone(),
+            }),
+            _ => None,
         })
-        .collect();
-    assign_to_smallest(greedy_cover(&candidates), &candidates)
+        .collect()
 }
 
-/// Covers again over the shrunk inputs and removes the files no longer
-/// needed; returns the names kept.
-fn final_cover(kept: &[KeptResult], store: &Store) -> Result<HashSet<String>, Failure> {
-    let candidates: Vec<Candidate> = kept.iter().map(|k| Candidate { size: k.size, features: &k.features }).collect();
-    let mut names: HashSet<String> =
-        greedy_cover(&candidates).iter().filter_map(|p| kept[p.index].file.clone()).collect();
-    // A result whose features are unknown (kept as it was after a failure) stays.
-    names.extend(kept.iter().filter(|k| k.features.is_empty()).filter_map(|k| k.file.clone()));
+/// Covers `required` once more over the last round's results and removes
+/// the files no longer needed; returns the names kept.
+fn final_cover(results: &[Item], required: &[u32], store: &Store) -> Result<HashSet<String>, Failure> {
+    let features: Vec<Vec<u32>> = results.iter().map(|r| intersect(&r.features, required)).collect();
+    let candidates: Vec<Candidate> =
+        results.iter().zip(&features).map(|(r, f)| Candidate { size: r.bytes.len(), features: f }).collect();
+    let names: HashSet<String> = greedy_cover(&candidates).iter().map(|p| results[p.index].sha1.clone()).collect();
     store.prune(&names)?;
     Ok(names)
 }
@@ -136,8 +141,10 @@ fn final_cover(kept: &[KeptResult], store: &Store) -> Result<HashSet<String>, Fa
 struct Parts<'a> {
     inputs: &'a [CorpusInput],
     measured: &'a [Measured],
-    kept: &'a [KeptResult],
-    final_files: Option<&'a HashSet<String>>,
+    /// The old corpus's features.
+    required: &'a [u32],
+    rounds: &'a Rounds,
+    final_files: Option<HashSet<String>>,
 }
 
 fn build_report(
@@ -150,26 +157,24 @@ fn build_report(
 ) -> CorpusReport {
     let inputs: Vec<InputReport> = (0..parts.inputs.len()).map(|i| input_report(parts, i)).collect();
     let file_count = |input: &CorpusInput| 1 + input.duplicates.len();
-    let before_features = union(parts.measured.iter().filter_map(|m| match m {
-        Measured::Covered(features) => Some(features.as_slice()),
-        _ => None,
-    }));
     let before = Totals {
         files: parts.inputs.iter().map(file_count).sum(),
         bytes: parts.inputs.iter().map(|i| (i.bytes().len() * file_count(i)) as u64).sum(),
-        features: before_features.len(),
+        features: parts.required.len(),
     };
     let present: Vec<&KeptResult> = parts
-        .kept
+        .rounds
+        .latest
         .iter()
-        .filter(|k| k.file.as_ref().is_some_and(|f| parts.final_files.map_or(true, |names| names.contains(f))))
+        .flatten()
+        .filter(|k| k.file.as_ref().is_some_and(|f| parts.final_files.as_ref().map_or(true, |names| names.contains(f))))
         .collect();
     let mut seen = HashSet::new();
     let distinct: Vec<&&KeptResult> = present.iter().filter(|k| seen.insert(k.file.clone())).collect();
     let after_features = union(present.iter().map(|k| k.features.as_slice()));
     let after = Totals {
         files: distinct.len(),
-        bytes: distinct.iter().map(|k| k.size as u64).sum(),
+        bytes: distinct.iter().map(|k| k.bytes.len() as u64).sum(),
         features: after_features.len(),
     };
     CorpusReport {
@@ -177,10 +182,11 @@ fn build_report(
         target: target.to_owned(),
         corpus: corpus.dir.display().to_string(),
         output: store.dir().display().to_string(),
-        covers_every_feature: cover::is_subset(&before_features, &after_features),
+        covers_every_feature: cover::is_subset(parts.required, &after_features),
         before,
         after,
-        tests: parts.measured.len() as u64 + parts.kept.iter().map(|k| k.tests).sum::<u64>(),
+        tests: parts.measured.len() as u64 + parts.rounds.latest.iter().flatten().map(|k| k.tests).sum::<u64>(),
+        rounds: parts.rounds.rounds,
         seconds: started.elapsed().as_secs_f64(),
         interrupted,
         inputs,
@@ -190,7 +196,7 @@ fn build_report(
 /// One input's line of the report.
 fn input_report(parts: &Parts, index: usize) -> InputReport {
     let input = &parts.inputs[index];
-    let kept = parts.kept.iter().find(|k| k.index == index);
+    let kept = parts.rounds.latest[index].as_ref();
     let (status, detail) = match (&parts.measured[index], kept) {
         (Measured::Crashed(signature), _) => (InputStatus::Crash, Some(signature.clone())),
         (Measured::TimedOut, _) => (InputStatus::Timeout, Some(String::from("runs past the time limit"))),
@@ -198,7 +204,7 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         (Measured::Empty, _) => (InputStatus::Empty, None),
         (Measured::Failed(why), _) => (InputStatus::Failed, Some(why.clone())),
         (Measured::Covered(_), None) => (InputStatus::Covered, None),
-        (Measured::Covered(_), Some(k)) => match (&k.file, parts.final_files) {
+        (Measured::Covered(_), Some(k)) => match (&k.file, &parts.final_files) {
             (None, _) => (InputStatus::Interrupted, None),
             (Some(file), Some(names)) if !names.contains(file) => {
                 (InputStatus::CoveredAfterShrinking, k.detail.clone())
@@ -212,7 +218,7 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         sha1: input.sha1.clone(),
         status,
         result: kept.and_then(|k| k.file.clone()),
-        result_size: kept.filter(|k| k.file.is_some()).map(|k| k.size),
+        result_size: kept.filter(|k| k.file.is_some()).map(|k| k.bytes.len()),
         tests: kept.map(|k| k.tests),
         detail,
         duplicates: input.duplicates.clone(),

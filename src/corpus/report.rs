@@ -24,6 +24,8 @@ pub struct CorpusReport {
     pub covers_every_feature: bool,
     /// Tests run in all.
     pub tests: u64,
+    /// Rounds of cover and shrink run.
+    pub rounds: usize,
     /// Wall time, harness build included.
     pub seconds: f64,
     /// Stopped by Ctrl-C before the end (the output holds what was done).
@@ -106,7 +108,7 @@ impl CorpusReport {
         let (before, after) = (&self.before, &self.after);
         let mut text = format!(
             "{}: {} files, {} bytes, {} features -> {} files, {} bytes, {} features ({:.1}% of the bytes) in \
-             {:.1}s, {} tests\n",
+             {:.1}s, {} tests, {} rounds\n",
             self.target,
             before.files,
             before.bytes,
@@ -116,7 +118,8 @@ impl CorpusReport {
             after.features,
             100.0 * after.bytes as f64 / before.bytes.max(1) as f64,
             self.seconds,
-            self.tests
+            self.tests,
+            self.rounds
         );
         let coverage = match (self.covers_every_feature, self.interrupted) {
             (true, _) => "covers every feature of the old one",
@@ -168,6 +171,7 @@ mod tests {
             after: Totals { files: 1, bytes: 30, features: 91 },
             covers_every_feature: true,
             tests: 500,
+            rounds: 2,
             seconds: 2.0,
             interrupted: false,
             inputs: vec![input("a", InputStatus::Kept, None), input("b", InputStatus::Crash, Some("panic at x"))],

@@ -3,7 +3,9 @@
 //! The journal lives in the harness's scratch directory (not in the corpus
 //! directory, which libFuzzer reads recursively): one JSON line per saved
 //! input, written after the file is in place, naming the harness build, the
-//! original's SHA-1 and the result's.
+//! original's SHA-1 and the result's. Beside it, a copy of every result: a
+//! result that a later round shrank on, or that the final cover dropped, is
+//! gone from the output directory, and a rerun takes it from there.
 
 use std::collections::{HashMap, HashSet};
 use std::fs;
@@ -44,6 +46,7 @@ pub struct Saved {
 pub struct Store {
     dir: PathBuf,
     journal: PathBuf,
+    copies: PathBuf,
     build: String,
     done: HashMap<String, (String, bool)>,
     ours: HashSet<String>,
@@ -66,12 +69,13 @@ impl Store {
         }
         fs::create_dir_all(dir).with_context(|| format!("cannot create the output directory {}", dir.display()))?;
         let dir = fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
-        let journal = scratch.join("corpus").join(sha1_hex(dir.as_os_str().as_encoded_bytes())).join("journal");
+        let state = scratch.join("corpus").join(sha1_hex(dir.as_os_str().as_encoded_bytes()));
+        let (journal, copies) = (state.join("journal"), state.join("results"));
         let entries = read_journal(&journal)?;
         let ours: HashSet<String> = entries.iter().map(|e| e.result.clone()).collect();
         let done =
             entries.into_iter().filter(|e| e.build == build).map(|e| (e.original, (e.result, e.complete))).collect();
-        let store = Store { dir, journal, build: build.to_owned(), done, ours };
+        let store = Store { dir, journal, copies, build: build.to_owned(), done, ours };
         store.check_only_ours()?;
         Ok(store)
     }
@@ -82,18 +86,34 @@ impl Store {
     }
 
     /// The result saved for the original with this SHA-1 by this build, when
-    /// it is still there intact.
+    /// it is still there intact (in the output directory or among the copies).
     pub fn finished(&self, original: &str) -> Option<Saved> {
         let (result, complete) = self.done.get(original)?;
-        let bytes = fs::read(self.dir.join(result)).ok()?;
-        (sha1_hex(&bytes) == *result).then_some(Saved { bytes, complete: *complete })
+        let intact = |dir: &Path| fs::read(dir.join(result)).ok().filter(|bytes| sha1_hex(bytes) == *result);
+        let bytes = intact(&self.dir).or_else(|| intact(&self.copies))?;
+        Some(Saved { bytes, complete: *complete })
+    }
+
+    /// Puts an earlier run's result back in the output directory when it is
+    /// not there (a later round or the final cover had removed it); returns its name.
+    pub fn restore(&self, bytes: &[u8]) -> anyhow::Result<String> {
+        let name = sha1_hex(bytes);
+        let path = self.dir.join(&name);
+        if !path.exists() {
+            write_atomically(&path, bytes)?;
+        }
+        Ok(name)
     }
 
     /// Writes `bytes` as the result for `original` (`complete`: its shrink
-    /// ran to the end); returns its file name.
+    /// ran to the end); returns its file name. The copy first, then the
+    /// journal line, then the file in the output directory: a kill at any
+    /// point leaves no file there that the journal does not name, and a
+    /// journal line whose file is missing is read from the copy.
     pub fn save(&mut self, original: &str, bytes: &[u8], complete: bool) -> anyhow::Result<String> {
         let name = sha1_hex(bytes);
-        write_atomically(&self.dir.join(&name), bytes)?;
+        fs::create_dir_all(&self.copies).with_context(|| format!("cannot create {}", self.copies.display()))?;
+        write_atomically(&self.copies.join(&name), bytes)?;
         let (build, original_name, result) = (self.build.clone(), original.to_owned(), name.clone());
         let entry = Entry { build, original: original_name, result, complete };
         let line = serde_json::to_string(&entry)? + "\n";
@@ -101,6 +121,7 @@ impl Store {
         fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
         let mut journal = fs::OpenOptions::new().create(true).append(true).open(&self.journal)?;
         journal.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.journal.display()))?;
+        write_atomically(&self.dir.join(&name), bytes)?;
         self.done.insert(original.to_owned(), (name.clone(), complete));
         self.ours.insert(name.clone());
         Ok(name)
@@ -189,6 +210,11 @@ mod tests {
         assert_eq!(Store::open(&out, &source, &scratch, "build-2").unwrap().finished("orig-a"), None);
         assert_eq!(again.prune(&HashSet::from([name.clone()])).unwrap(), 1);
         assert_eq!(fs::read_dir(&out).unwrap().count(), 1);
+        let pruned = again.finished("orig-b").expect("a pruned result is read from its copy");
+        assert_eq!(pruned.bytes, b"other");
+        assert_eq!(again.restore(&pruned.bytes).unwrap(), sha1_hex(b"other"));
+        assert_eq!(fs::read(out.join(sha1_hex(b"other"))).unwrap(), b"other", "put back");
+        assert_eq!(again.prune(&HashSet::from([name.clone()])).unwrap(), 1);
         fs::write(out.join("theirs"), "x").unwrap();
         let error = Store::open(&out, &source, &scratch, "build-1").unwrap_err().to_string();
         assert!(error.contains("did not write"), "{error}");

@@ -1,0 +1,94 @@
+//! Rounds of cover and shrink: the kept inputs are shrunk, then the results are covered and shrunk again while a round still pays, each round held only to the old corpus's features.
+//!
+//! Why more than one round: a feature is assigned to the smallest kept input
+//! that has it *before* shrinking. After it, a result that became small may
+//! have features assigned to a larger one, which can then let them go; and
+//! a result needs to keep only what the old corpus had, not the features
+//! shrinking gave it (those are no loss when they go). On the typed sample
+//! `scene`, a second round took the bytes from 44.5 KB to about a quarter
+//! less; a third saved about 2%, so the rounds stop when one saves less than
+//! [`ROUND_GAIN`] of what it started from.
+
+use crate::corpus::cover::{assign_to_smallest, greedy_cover, intersect, Candidate, Pick};
+use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
+use crate::corpus::store::Store;
+
+/// At most this many rounds.
+pub const MAX_ROUNDS: usize = 4;
+
+/// Another round runs only when the last one cut its inputs' bytes by at least this share.
+pub const ROUND_GAIN: f64 = 0.10;
+
+/// What the rounds leave.
+#[derive(Debug, Default)]
+pub struct Rounds {
+    /// Per corpus input, the latest result made from it (its tests summed over the rounds).
+    pub latest: Vec<Option<KeptResult>>,
+    /// The last round's results, as the final cover's candidates.
+    pub results: Vec<Item>,
+    /// Rounds run.
+    pub rounds: usize,
+}
+
+/// Covers `items` (the inputs that ran normally) for the features in
+/// `required`, shrinks the kept ones, and again over the results while a
+/// round pays; `origins` is the number of corpus inputs.
+pub fn shrink_rounds(
+    mut items: Vec<Item>,
+    required: &[u32],
+    origins: usize,
+    store: &mut Store,
+    phase: &mut Phase,
+) -> anyhow::Result<Rounds> {
+    let mut done = Rounds { latest: vec![None; origins], ..Rounds::default() };
+    while done.rounds < MAX_ROUNDS {
+        done.rounds += 1;
+        let picks = cover(&items, required);
+        phase.status.line(&announce(done.rounds, picks.len(), items.len()));
+        let kept = shrink_kept(&items, &picks, store, phase)?;
+        record(&mut done.latest, &kept);
+        let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
+        items = kept
+            .into_iter()
+            .filter_map(|k| {
+                let sha1 = k.file?;
+                Some(Item { origin: k.origin, sha1, bytes: k.bytes, features: k.features })
+            })
+            .collect();
+        let after: usize = items.iter().map(|i| i.bytes.len()).sum();
+        if phase.interrupt.is_raised() || ((before - after.min(before)) as f64) < ROUND_GAIN * before as f64 {
+            break;
+        }
+    }
+    done.results = items;
+    Ok(done)
+}
+
+/// The smallest set of `items` covering `required` (greedy), each feature
+/// assigned to the smallest kept item that has it.
+pub fn cover(items: &[Item], required: &[u32]) -> Vec<Pick> {
+    let features: Vec<Vec<u32>> = items.iter().map(|i| intersect(&i.features, required)).collect();
+    let candidates: Vec<Candidate> =
+        items.iter().zip(&features).map(|(i, f)| Candidate { size: i.bytes.len(), features: f }).collect();
+    assign_to_smallest(greedy_cover(&candidates), &candidates)
+}
+
+fn announce(round: usize, kept: usize, items: usize) -> String {
+    match round {
+        1 => format!("{kept} of the {items} inputs that run normally keep every feature; shrinking them"),
+        _ => format!("round {round}: {kept} of the {items} results keep every feature; shrinking them again"),
+    }
+}
+
+/// Takes a round's results as the latest of their corpus inputs; an
+/// unfinished one (interrupted) leaves the latest as it was.
+fn record(latest: &mut [Option<KeptResult>], kept: &[KeptResult]) {
+    for result in kept {
+        let entry = &mut latest[result.origin];
+        let earlier_tests = entry.as_ref().map_or(0, |e| e.tests);
+        match entry {
+            Some(earlier) if result.file.is_none() => earlier.tests += result.tests,
+            _ => *entry = Some(KeptResult { tests: result.tests + earlier_tests, ..result.clone() }),
+        }
+    }
+}

@@ -16,11 +16,17 @@
 //! most half the tests in total. Run without `--bench` (as
 //! `cargo test --benches` does) it only lists the samples.
 
+#[path = "support/expected.rs"]
+#[allow(dead_code)] // this bench does not need every field
+mod expected;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+use expected::{sample_dirs, SampleDir};
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -42,33 +48,12 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The subset of TOML that `expected.toml` uses: `key = "string"` and `key = 123`.
-fn parse_expected(text: &str) -> HashMap<String, String> {
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once('='))
-        .map(|(key, value)| (key.trim().to_owned(), value.trim().trim_matches('"').to_owned()))
-        .collect()
-}
-
 /// Every sample whose `expected.toml` says the harness mode replays it, by target name.
 fn typed_samples(filter: Option<&str>) -> Vec<Sample> {
-    let mut samples: Vec<Sample> = std::fs::read_dir(root().join("corpus-samples"))
-        .expect("read corpus-samples/")
-        .map(|entry| entry.expect("a directory entry").path())
-        .filter(|dir| dir.is_dir())
-        .filter_map(|dir| {
-            let expected = parse_expected(&std::fs::read_to_string(dir.join("expected.toml")).ok()?);
-            if !expected.get("command")?.starts_with("cargo minimize-crash ") {
-                return None;
-            }
-            let crash = std::fs::read_dir(&dir)
-                .ok()?
-                .map(|e| e.expect("a directory entry").path())
-                .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("crash-")))?;
-            Some(Sample { target: expected["target"].clone(), crash, expected })
-        })
+    let mut samples: Vec<Sample> = sample_dirs(root())
+        .into_iter()
+        .filter(|sample| sample.expected.get("command").is_some_and(|c| c.starts_with("cargo minimize-crash ")))
+        .map(|SampleDir { expected, crash, .. }| Sample { target: expected["target"].clone(), crash, expected })
         .filter(|s| filter.map_or(true, |f| s.target.contains(f)))
         .collect();
     samples.sort_by(|a, b| a.target.cmp(&b.target));

@@ -7,5 +7,6 @@ use libfuzzer_sys::fuzz_target;
 use planted::commands::{run, Op};
 
 fuzz_target!(|ops: Vec<Op>| {
+    planted::count::tick();
     let _ = run(&ops);
 });

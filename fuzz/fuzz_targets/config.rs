@@ -8,5 +8,6 @@ use libfuzzer_sys::fuzz_target;
 use planted::config::{validate, Config};
 
 fuzz_target!(|config: Config| {
+    planted::count::tick();
     let _ = validate(&config);
 });

@@ -7,5 +7,6 @@ use libfuzzer_sys::fuzz_target;
 use planted::deep_tree::{layout, Tree};
 
 fuzz_target!(|tree: Tree| {
+    planted::count::tick();
     let _ = layout(&tree);
 });

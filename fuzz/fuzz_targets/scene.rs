@@ -7,5 +7,6 @@ use libfuzzer_sys::fuzz_target;
 use planted::scene::{render, Scene};
 
 fuzz_target!(|scene: Scene| {
+    planted::count::tick();
     render(&scene);
 });

@@ -18,9 +18,11 @@
 
 pub mod commands;
 pub mod config;
+pub mod count;
 pub mod deep_tree;
 pub mod image;
 pub mod indexed;
+pub mod lists;
 pub mod nest;
 pub mod rle;
 pub mod scene;

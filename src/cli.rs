@@ -155,6 +155,11 @@ pub struct Cli {
     #[arg(long)]
     pub no_structure: bool,
 
+    /// Compare typed inputs byte by byte, as before draws were recorded: no
+    /// ordering by the values `arbitrary` read, no draw-level passes (for comparisons).
+    #[arg(long)]
+    pub no_draws: bool,
+
     /// What counts as the same crash: `default` compares the kind (panic, signal,
     /// sanitizer bug type, timeout, ...) and location; `strict` also the message
     /// (numbers masked); `loose` only the kind; `any` accepts any crash.

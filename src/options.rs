@@ -33,6 +33,8 @@ pub struct Options {
     pub order: Order,
     /// Use the structure the target reports.
     pub structure: bool,
+    /// Use the draws the target reports (the typed order, draw-level passes).
+    pub draws: bool,
     /// What counts as the same crash.
     pub signature: Level,
     /// Print the summary as JSON on stdout.
@@ -219,6 +221,7 @@ fn common(cli: Cli) -> Result<Options, Failure> {
         max_time: cli.max_time,
         order,
         structure: !cli.no_structure,
+        draws: !cli.no_draws,
         signature,
         json: cli.json,
         explain: cli.explain,

@@ -99,6 +99,7 @@ pub fn reduce_options(options: &Options, interrupt: &Interrupt) -> ReduceOptions
         max_time: options.max_time,
         order: options.order,
         structure: options.structure,
+        draws: options.draws,
         cancel: Some(interrupt.cancel.clone()),
         ..ReduceOptions::default()
     }
@@ -398,6 +399,7 @@ mod tests {
             max_time: None,
             order: Order::Deterministic,
             structure: true,
+            draws: true,
             signature: Level::Default,
             json: false,
             explain: false,

@@ -15,7 +15,10 @@
 //!
 //! - `arbitrary-<v>-real/`: the user's locked source, its version renamed
 //!   (`<v>-real`, a pre-release no `^1` requirement matches by accident) so it
-//!   can sit next to the stand-in; dev-dependencies and targets dropped;
+//!   can sit next to the stand-in; dev-dependencies and targets dropped; its
+//!   `Unstructured` patched ([`super::draw_patch`]) so that every primitive
+//!   read is recorded too, as a leaf example labelled `draw:*`, which needs
+//!   the runtime as a dependency of the copy as well;
 //! - `arbitrary-<v>/`: the stand-in, named `arbitrary` at the locked version
 //!   `<v>` (else cargo ignores the patch) with one feature per feature of the
 //!   real crate (`derive`, and the implicit `derive_arbitrary`; a missing one
@@ -27,6 +30,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
+use super::draw_patch::{self, UNSTRUCTURED};
 use super::scratch::write_if_changed;
 use super::standin::{copy_tree, LockedPackage, LIBFUZZER_SYS, RUNTIME_PACKAGE};
 use super::ProjectError;
@@ -142,6 +146,9 @@ pub struct ArbitraryShim {
     pub real_dir: PathBuf,
     /// The locked version.
     pub version: String,
+    /// Whether the copy's primitive reads are recorded as `draw:*` examples
+    /// (false when its `Unstructured` is not of the form [`draw_patch`] expects).
+    pub draws: bool,
 }
 
 /// Writes the renamed copy of the `arbitrary` source at `source` and the
@@ -158,14 +165,25 @@ pub fn write_shim(source: &Path, scratch: &Path, runtime: &Path) -> Result<Arbit
         });
     }
 
+    // Unreadable: no draws here, and copying it below says why.
+    let unstructured = fs::read_to_string(source.join(UNSTRUCTURED)).ok();
+    let draws = unstructured.as_deref().and_then(draw_patch::patch);
+
     let real = real_version(&version);
     let real_dir = scratch.join(format!("{ARBITRARY}-{real}"));
     let features = forwarded_features(&manifest);
     real_manifest(&mut manifest, &real);
+    if draws.is_some() {
+        let dependencies = manifest.entry("dependencies").or_insert_with(|| Item::Table(Table::new()));
+        if let Some(dependencies) = dependencies.as_table_like_mut() {
+            dependencies.insert("cmc_runtime", toml_edit::value(runtime_dependency(runtime)));
+        }
+    }
     fs::create_dir_all(&real_dir).with_context(|| format!("cannot create {}", real_dir.display()))?;
     write_if_changed(&real_dir.join("Cargo.toml"), manifest.to_string().as_bytes())?;
     let skip = |relative: &Path| {
         relative.starts_with("target")
+            || (draws.is_some() && relative == Path::new(UNSTRUCTURED))
             || [lib_path.as_str(), "Cargo.toml", "Cargo.toml.orig", "Cargo.lock", ".cargo-ok", ".cargo_vcs_info.json"]
                 .iter()
                 .any(|name| relative == Path::new(name))
@@ -173,12 +191,15 @@ pub fn write_shim(source: &Path, scratch: &Path, runtime: &Path) -> Result<Arbit
     copy_tree(source, source, &real_dir, &skip)?;
     let capped = format!("#![allow(warnings)] // cargo-minimize-crash: lints are capped for registry crates\n{lib}");
     write_if_changed(&real_dir.join(&lib_path), capped.as_bytes())?;
+    if let Some(patched) = &draws {
+        write_if_changed(&real_dir.join(UNSTRUCTURED), patched.as_bytes())?;
+    }
 
     let dir = scratch.join(format!("{ARBITRARY}-{version}"));
     let shim = shim_manifest(&version, &real, &real_dir, runtime, &features);
     write_if_changed(&dir.join("Cargo.toml"), shim.to_string().as_bytes())?;
     write_if_changed(&dir.join("src/lib.rs"), SHIM_LIB.as_bytes())?;
-    Ok(ArbitraryShim { dir, real_dir, version })
+    Ok(ArbitraryShim { dir, real_dir, version, draws: draws.is_some() })
 }
 
 /// The real crate's features as the stand-in must offer them: every
@@ -238,10 +259,7 @@ fn shim_manifest(version: &str, real: &str, real_dir: &Path, runtime: &Path, fea
     real_dep.insert("path", real_dir.display().to_string().into());
     real_dep.insert("default-features", false.into());
     dependencies.insert(REAL_CRATE, toml_edit::value(real_dep));
-    let mut runtime_dep = InlineTable::new();
-    runtime_dep.insert("package", RUNTIME_PACKAGE.into());
-    runtime_dep.insert("path", runtime.display().to_string().into());
-    dependencies.insert("cmc_runtime", toml_edit::value(runtime_dep));
+    dependencies.insert("cmc_runtime", toml_edit::value(runtime_dependency(runtime)));
     doc.insert("dependencies", Item::Table(dependencies));
 
     let mut table = Table::new();
@@ -253,6 +271,14 @@ fn shim_manifest(version: &str, real: &str, real_dir: &Path, runtime: &Path, fea
     // Its own workspace, so cargo does not look for one above the scratch directory.
     doc.insert("workspace", Item::Table(Table::new()));
     doc
+}
+
+/// The runtime as the stand-in and the patched copy depend on it (as `cmc_runtime`).
+fn runtime_dependency(runtime: &Path) -> InlineTable {
+    let mut dependency = InlineTable::new();
+    dependency.insert("package", RUNTIME_PACKAGE.into());
+    dependency.insert("path", runtime.display().to_string().into());
+    dependency
 }
 
 /// The stand-in's whole source.
@@ -424,7 +450,7 @@ version = "0.1.0"
         fs::write(dir.join("Cargo.toml"), ARBITRARY_MANIFEST).unwrap();
         fs::write(dir.join("Cargo.toml.orig"), "orig").unwrap();
         fs::write(dir.join("src/lib.rs"), lib).unwrap();
-        fs::write(dir.join("src/unstructured.rs"), "// unstructured").unwrap();
+        fs::write(dir.join("src/unstructured.rs"), draw_patch::FAKE_UNSTRUCTURED).unwrap();
     }
 
     const LIB: &str = "pub mod details {\n    pub fn with_recursive_count<U: IsEmpty, R>(u: U) {}\n}\n";
@@ -445,7 +471,10 @@ version = "0.1.0"
         assert_eq!(real["package"]["version"].as_str(), Some("1.5.0-real"));
         assert!(real.get("dev-dependencies").is_none() && real.get("test").is_none());
         assert_eq!(real["dependencies"]["derive_arbitrary"]["version"].as_str(), Some("~1.5.0"));
-        assert!(shim.real_dir.join("src/unstructured.rs").is_file());
+        assert!(shim.draws);
+        assert_eq!(real["dependencies"]["cmc_runtime"]["path"].as_str(), Some("/opt/runtime"));
+        let unstructured = fs::read_to_string(shim.real_dir.join(UNSTRUCTURED)).unwrap();
+        assert_eq!(Some(unstructured), draw_patch::patch(draw_patch::FAKE_UNSTRUCTURED));
         assert!(!shim.real_dir.join("Cargo.toml.orig").exists());
         let real_lib = fs::read_to_string(shim.real_dir.join("src/lib.rs")).unwrap();
         assert!(real_lib.starts_with("#![allow(warnings)]") && real_lib.ends_with(LIB));
@@ -477,10 +506,27 @@ version = "0.1.0"
 
         // Written again unchanged: no file is touched (cargo's fingerprints stay fresh).
         let mtime = |p: PathBuf| fs::metadata(p).unwrap().modified().unwrap();
-        let before = [mtime(shim.dir.join("src/lib.rs")), mtime(shim.real_dir.join("Cargo.toml"))];
+        let written = || {
+            [shim.dir.join("src/lib.rs"), shim.real_dir.join("Cargo.toml"), shim.real_dir.join(UNSTRUCTURED)].map(mtime)
+        };
+        let before = written();
         std::thread::sleep(std::time::Duration::from_millis(20));
         write_shim(&source, &scratch, Path::new("/opt/runtime")).unwrap();
-        assert_eq!(before, [mtime(shim.dir.join("src/lib.rs")), mtime(shim.real_dir.join("Cargo.toml"))]);
+        assert_eq!(before, written());
+    }
+
+    #[test]
+    fn an_unstructured_of_another_form_is_copied_as_is_without_draws() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("arbitrary-1.6.0");
+        fake_arbitrary(&source, LIB);
+        let other = draw_patch::FAKE_UNSTRUCTURED.replace("pub fn fill_buffer(", "pub fn fill_buffer<B>(");
+        fs::write(source.join(UNSTRUCTURED), &other).unwrap();
+        let shim = write_shim(&source, &dir.path().join("scratch"), Path::new("/opt/runtime")).unwrap();
+        assert!(!shim.draws);
+        assert_eq!(fs::read_to_string(shim.real_dir.join(UNSTRUCTURED)).unwrap(), other);
+        let real: DocumentMut = fs::read_to_string(shim.real_dir.join("Cargo.toml")).unwrap().parse().unwrap();
+        assert!(real["dependencies"].get("cmc_runtime").is_none(), "{real}");
     }
 
     #[test]

@@ -20,6 +20,7 @@
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
 pub mod arbitrary_shim;
+pub mod draw_patch;
 pub mod embedded;
 pub mod harness;
 pub mod locate;

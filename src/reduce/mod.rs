@@ -7,6 +7,7 @@
 //! `docs/ARCHITECTURE.md` for the design and the papers behind it.
 
 mod choice;
+pub mod draws;
 mod oracle;
 pub mod passes;
 #[cfg(test)]
@@ -47,6 +48,9 @@ pub struct ReduceOptions {
     pub order: Order,
     /// Use the examples the oracle reports (`false` reduces bytes only).
     pub structure: bool,
+    /// Use the draws among them: the typed order and the draw-level passes
+    /// (`false`: typed inputs compared byte by byte).
+    pub draws: bool,
     /// Try every smaller value of each byte at the end, not only zero, one
     /// less, and a binary search (costs up to 255 tests per byte).
     pub exhaustive_lowering: bool,
@@ -67,6 +71,7 @@ impl Default for ReduceOptions {
             max_time: None,
             order: Order::Deterministic,
             structure: true,
+            draws: true,
             exhaustive_lowering: false,
             lowering: true,
             max_failures: 16,

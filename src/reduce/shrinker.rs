@@ -7,9 +7,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::choice::DeadBranch;
+use super::draws::typed_order;
 use super::oracle::{Oracle, Verdict};
 use super::stats::{Observer, PassStats, Progress, Stats, StopReason};
-use super::testcase::{better, TestCase};
+use super::testcase::{shortlex, TestCase};
 use super::{ReduceOptions, Reduction};
 
 /// Why a pass step ended early.
@@ -60,6 +61,9 @@ impl<'a> Shrinker<'a> {
     ) -> Self {
         if !options.structure {
             initial = TestCase::new(initial.bytes, Vec::new());
+        }
+        if !options.draws {
+            initial.draws.clear();
         }
         let mut seen = HashSet::new();
         seen.insert(hash(&initial.bytes));
@@ -112,11 +116,25 @@ impl<'a> Shrinker<'a> {
         self.stats.passes[self.current].steps += 1;
     }
 
-    /// Tries a candidate: runs it only if it is strictly better (shortlex) than
-    /// the best so far and was never run before. Returns whether it became the
-    /// new best.
+    /// Tries a candidate: runs it only if it is strictly better (shortlex)
+    /// than the best so far and was never run before. Returns whether it
+    /// became the new best.
     pub(crate) fn consider(&mut self, candidate: Vec<u8>) -> Result<bool, Halt> {
-        if !better(&candidate, &self.best.bytes) {
+        let better = shortlex(&candidate, &self.best.bytes).is_lt();
+        self.run_if(candidate, better)
+    }
+
+    /// Like [`Shrinker::consider`], in the typed order: at equal length the
+    /// best's draws compare by value first (the draw-level passes' moves: 500
+    /// for 512, though `f4 01` is larger than `00 02` byte for byte). Only
+    /// those passes use it, so every other pass moves as it does without draws.
+    pub(crate) fn consider_typed(&mut self, candidate: Vec<u8>) -> Result<bool, Halt> {
+        let better = typed_order(&candidate, &self.best.bytes, &self.best.draws).is_lt();
+        self.run_if(candidate, better)
+    }
+
+    fn run_if(&mut self, candidate: Vec<u8>, better: bool) -> Result<bool, Halt> {
+        if !better {
             self.stats.not_better += 1;
             return Ok(false);
         }
@@ -140,7 +158,11 @@ impl<'a> Shrinker<'a> {
                 pass.successes += 1;
                 pass.bytes_removed += removed as u64;
                 self.stats.successes += 1;
-                self.best = Arc::new(TestCase::new(candidate, examples));
+                let mut best = TestCase::new(candidate, examples);
+                if !self.options.draws {
+                    best.draws.clear();
+                }
+                self.best = Arc::new(best);
                 self.generation += 1;
                 self.observer.improved(&self.best);
                 self.report_progress();

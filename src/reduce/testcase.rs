@@ -4,6 +4,8 @@ use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
 
+use super::draws::{draws_of, Draw, DRAW_LABEL};
+
 /// The name of the type an example was built as (for `arbitrary`, `std::any::type_name`).
 pub type Label = Arc<str>;
 
@@ -63,8 +65,11 @@ impl Example {
 pub struct TestCase {
     /// The input bytes.
     pub bytes: Vec<u8>,
-    /// Examples in preorder (sorted by front start, parents before children).
+    /// Examples in preorder (sorted by front start, parents before children);
+    /// draws are not among them.
     pub examples: Vec<Example>,
+    /// The primitive reads (`draw:*` examples), in the order they were made.
+    pub draws: Vec<Draw>,
     /// `parents[i]` is the index of the smallest example enclosing example `i`.
     parents: Vec<Option<usize>>,
     /// Each parent's direct children in input order (top-level examples first).
@@ -78,6 +83,8 @@ impl TestCase {
     /// putting the rest in preorder.
     pub fn new(bytes: Vec<u8>, mut examples: Vec<Example>) -> Self {
         examples.retain(|e| e.fits(bytes.len()));
+        let draws = draws_of(&examples);
+        examples.retain(|e| !e.label.starts_with(DRAW_LABEL));
         // Stable: equal keys keep the recording order.
         examples.sort_by_key(|e| (e.front.start, e.depth));
         let mut parents = Vec::with_capacity(examples.len());
@@ -111,7 +118,7 @@ impl TestCase {
             groups.remove(0);
             place.iter_mut().for_each(|(g, _)| *g -= 1);
         }
-        TestCase { bytes, examples, parents, groups, place }
+        TestCase { bytes, examples, draws, parents, groups, place }
     }
 
     /// The input length.

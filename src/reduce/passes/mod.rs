@@ -10,6 +10,7 @@ mod chunks;
 mod clone;
 mod delete_blocks;
 mod delete_examples;
+mod draws;
 mod lengths;
 mod lower;
 mod sort;
@@ -49,6 +50,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
+    PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
@@ -60,6 +62,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
+    PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
 ];
 
 /// The names of all passes, for `--pass` style selection and tests.

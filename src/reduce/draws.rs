@@ -1,0 +1,161 @@
+//! Draws: the primitive reads `arbitrary` made (recorded by the harness as leaf examples labelled `draw:*`), their values, and the typed order over test cases that compares them.
+//!
+//! A draw is a span of the input and how `arbitrary` turns it into a value:
+//! fixed-width integers (and `bool`, `char`, floats, enum tags) little-endian
+//! from the front, a short tail zero-filled (`draw:le:N`); `int_in_range`
+//! big-endian from the front (`draw:range`); collection and string lengths
+//! big-endian from the back (`draw:len`); string and byte-vector contents
+//! (`draw:bytes`). For each, the all-zero encoding is the simplest value:
+//! zero, `false`, the range's start, the empty length.
+//!
+//! The order: shorter first; at equal length, the draws of the current best,
+//! in the order they were read, compared by value (the first that differs
+//! decides), then the bytes. Against a fixed list of draws it is a total
+//! order (the bytes break every tie), so "run a candidate only when it is
+//! strictly better" still holds; a candidate that changes one draw to a
+//! smaller value, leaving the draws before it alone, is better whatever it
+//! does to the draws after. Without draws (raw `&[u8]` targets, `--exec`) it is
+//! shortlex, byte for byte. Why values and not bytes: `arbitrary` reads
+//! integers little-endian, so byte order would rank 512 (`00 02`) below 500
+//! (`f4 01`), and a result would keep 512 where 500 crashes as well.
+
+use std::cmp::Ordering;
+use std::ops::Range;
+
+use super::testcase::{shortlex, Example};
+
+/// The label prefix of a recorded draw.
+pub const DRAW_LABEL: &str = "draw:";
+
+/// How a draw's bytes become a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DrawKind {
+    /// A fixed-width integer, little-endian; `width` bytes were asked for (0: unknown).
+    Int {
+        /// The integer's width in bytes.
+        width: u8,
+    },
+    /// `int_in_range`: big-endian, taken modulo the range's size from its start.
+    Range,
+    /// A length taken from the back: big-endian, modulo what was left.
+    Len,
+    /// Raw contents (a string's or a byte vector's).
+    Bytes,
+}
+
+/// One primitive read.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Draw {
+    /// The bytes it read (absolute offsets; front or back of the input).
+    pub span: Range<usize>,
+    /// How they were read.
+    pub kind: DrawKind,
+}
+
+impl Draw {
+    /// The draw an example records, if it is one.
+    pub fn of(example: &Example) -> Option<Draw> {
+        let kind = match example.label.strip_prefix(DRAW_LABEL)? {
+            "range" => DrawKind::Range,
+            "len" => DrawKind::Len,
+            "bytes" => DrawKind::Bytes,
+            "le" => DrawKind::Int { width: 0 },
+            other => DrawKind::Int { width: other.strip_prefix("le:")?.parse().ok()? },
+        };
+        let span = if example.front.is_empty() { example.back.clone() } else { example.front.clone() };
+        Some(Draw { span, kind })
+    }
+
+    /// Whether its value is a number (every kind but raw contents).
+    pub fn is_numeric(&self) -> bool {
+        self.kind != DrawKind::Bytes
+    }
+
+    /// Its value in `bytes` as a number: little-endian for integers,
+    /// big-endian for ranges and lengths (as `arbitrary` reads them); spans
+    /// over 16 bytes or raw contents give `None`.
+    pub fn value(&self, bytes: &[u8]) -> Option<u128> {
+        let span = bytes.get(self.span.clone())?;
+        if !self.is_numeric() || span.len() > 16 {
+            return None;
+        }
+        Some(match self.kind {
+            DrawKind::Int { .. } => span.iter().rev().fold(0, |acc, &b| acc << 8 | u128::from(b)),
+            _ => span.iter().fold(0, |acc, &b| acc << 8 | u128::from(b)),
+        })
+    }
+
+    /// The span's bytes that encode `value` (which must fit the span).
+    pub fn encode(&self, value: u128) -> Vec<u8> {
+        let width = self.span.len();
+        let le = value.to_le_bytes();
+        match self.kind {
+            DrawKind::Int { .. } => le[..width].to_vec(),
+            _ => le[..width].iter().rev().copied().collect(),
+        }
+    }
+
+    /// Compares two inputs of the same length at this draw.
+    fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
+        match (self.value(a), self.value(b)) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            _ => a.get(self.span.clone()).cmp(&b.get(self.span.clone())),
+        }
+    }
+}
+
+/// The draws among recorded examples, in the order they were read.
+pub fn draws_of(examples: &[Example]) -> Vec<Draw> {
+    examples.iter().filter_map(Draw::of).collect()
+}
+
+/// The typed order: shorter first, then `draws` (the current best's) by
+/// value in read order, then the bytes; shortlex when there are no draws.
+pub fn typed_order(a: &[u8], b: &[u8], draws: &[Draw]) -> Ordering {
+    if a.len() != b.len() {
+        return a.len().cmp(&b.len());
+    }
+    draws.iter().map(|d| d.compare(a, b)).find(|o| o.is_ne()).unwrap_or_else(|| shortlex(a, b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn draw(front: Range<usize>, back: Range<usize>, label: &str) -> Option<Draw> {
+        Draw::of(&Example::new(front, back, label, 1))
+    }
+
+    #[test]
+    fn labels_become_draws_and_other_examples_do_not() {
+        assert_eq!(draw(1..9, 9..9, "draw:le:8"), Some(Draw { span: 1..9, kind: DrawKind::Int { width: 8 } }));
+        assert_eq!(draw(4..4, 7..8, "draw:len"), Some(Draw { span: 7..8, kind: DrawKind::Len }));
+        assert_eq!(draw(0..3, 9..9, "draw:le").map(|d| d.kind), Some(DrawKind::Int { width: 0 }));
+        assert_eq!(draw(0..3, 3..3, "planted::scene::Op"), None);
+        assert_eq!(draw(0..3, 3..3, "draw:le:x"), None);
+    }
+
+    #[test]
+    fn values_read_as_arbitrary_reads_them_and_encode_back() {
+        let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 } };
+        assert_eq!(le.value(&[0xf4, 0x01]), Some(500));
+        assert_eq!(le.encode(512), [0x00, 0x02]);
+        let be = Draw { span: 1..3, kind: DrawKind::Len };
+        assert_eq!(be.value(&[9, 0x01, 0x02]), Some(258));
+        assert_eq!(be.encode(258), [0x01, 0x02]);
+    }
+
+    #[test]
+    fn the_typed_order_ranks_integers_by_value_and_is_shortlex_without_draws() {
+        let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 } }];
+        let five_hundred = [1, 0xf4, 1, 0, 0, 0, 0, 0, 0];
+        let five_twelve = [1, 0, 2, 0, 0, 0, 0, 0, 0];
+        assert_eq!(typed_order(&five_hundred, &five_twelve, &draws), Ordering::Less);
+        assert_eq!(typed_order(&five_hundred, &five_twelve, &[]), Ordering::Greater, "shortlex");
+        assert_eq!(typed_order(&[1, 2], &five_hundred, &draws), Ordering::Less, "shorter first");
+        assert_eq!(typed_order(&five_hundred, &five_hundred, &draws), Ordering::Equal);
+        // An earlier draw decides before a later one.
+        let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 } }, draws[0].clone()];
+        assert_eq!(typed_order(&five_twelve, &[3, 0, 0, 0, 0, 0, 0, 0, 0], &two), Ordering::Less);
+    }
+}

@@ -133,6 +133,10 @@ mod tests {
         assert_eq!(draw(0..3, 9..9, "draw:le").map(|d| d.kind), Some(DrawKind::Int { width: 0 }));
         assert_eq!(draw(0..3, 3..3, "planted::scene::Op"), None);
         assert_eq!(draw(0..3, 3..3, "draw:le:x"), None);
+        // Every label the harness records with is one this parser knows.
+        for label in crate::project::draw_patch::LABELS {
+            assert!(draw(0..1, 1..1, label).is_some(), "{label}");
+        }
     }
 
     #[test]

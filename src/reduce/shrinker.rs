@@ -54,17 +54,12 @@ pub(crate) struct Shrinker<'a> {
 
 impl<'a> Shrinker<'a> {
     pub(crate) fn new(
-        mut initial: TestCase,
+        initial: TestCase,
         oracle: &'a mut dyn Oracle,
         options: &'a ReduceOptions,
         observer: &'a mut dyn Observer,
     ) -> Self {
-        if !options.structure {
-            initial = TestCase::new(initial.bytes, Vec::new());
-        }
-        if !options.draws {
-            initial.draws.clear();
-        }
+        let initial = configured(initial, options);
         let mut seen = HashSet::new();
         seen.insert(hash(&initial.bytes));
         let stats = Stats { initial_len: initial.len(), final_len: initial.len(), tests: 1, ..Stats::default() };
@@ -152,17 +147,12 @@ impl<'a> Shrinker<'a> {
             Err(e) => Err(Halt::Stop(StopReason::OracleFailed(format!("{e:#}")))),
             Ok(Verdict::Boring) => Ok(false),
             Ok(Verdict::Interesting(examples)) => {
-                let examples = if self.options.structure { examples } else { Vec::new() };
                 let removed = self.best.len() - candidate.len();
                 let pass = &mut self.stats.passes[self.current];
                 pass.successes += 1;
                 pass.bytes_removed += removed as u64;
                 self.stats.successes += 1;
-                let mut best = TestCase::new(candidate, examples);
-                if !self.options.draws {
-                    best.draws.clear();
-                }
-                self.best = Arc::new(best);
+                self.best = Arc::new(configured(TestCase::new(candidate, examples), self.options));
                 self.generation += 1;
                 self.observer.improved(&self.best);
                 self.report_progress();
@@ -207,6 +197,17 @@ impl<'a> Shrinker<'a> {
     }
 }
 
+/// `tc` with what the options leave out dropped: its examples without
+/// structure, its draws without draws.
+fn configured(mut tc: TestCase, options: &ReduceOptions) -> TestCase {
+    if !options.structure {
+        tc = TestCase::new(tc.bytes, Vec::new());
+    }
+    if !options.draws {
+        tc.draws.clear();
+    }
+    tc
+}
 fn hash(bytes: &[u8]) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
 }

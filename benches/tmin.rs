@@ -78,6 +78,8 @@
 
 #[path = "support/expected.rs"]
 mod expected;
+#[path = "support/stack.rs"]
+mod stack;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -214,21 +216,6 @@ fn samples(filter: Option<&str>) -> Vec<Sample> {
     samples
 }
 
-/// Runs `command` (and what it starts) with a main-thread stack of `kib` KiB.
-fn limit_stack(command: &mut Command, kib: Option<u64>) {
-    let Some(kib) = kib else { return };
-    // SAFETY: setrlimit is async-signal-safe.
-    unsafe {
-        command.pre_exec(move || {
-            let limit = nix::libc::rlimit { rlim_cur: kib * 1024, rlim_max: nix::libc::RLIM_INFINITY };
-            if nix::libc::setrlimit(nix::libc::RLIMIT_STACK, &limit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
 /// Runs `command` in a process group of its own, its output in files under
 /// `logs` named `name.*`; past `limit` the group gets SIGTERM, then SIGKILL,
 /// and the status is `None`.
@@ -300,7 +287,7 @@ fn ours_command(sample: &Sample, crash: &Path, output: &Path) -> Command {
         command.args(["--sanitizer", sample.sanitizer(), "--target-dir"]).arg(dir);
     }
     command.arg("-o").arg(output).arg(&sample.target).arg(crash);
-    limit_stack(&mut command, sample.stack_kib());
+    stack::limit_stack(&mut command, sample.stack_kib());
     command
 }
 
@@ -392,7 +379,7 @@ fn tmin_command(sample: &Sample, crash: &Path, runs: Option<u32>, artifacts: &Pa
     let mut prefix = OsString::from("-artifact_prefix=");
     prefix.push(artifacts.join(""));
     command.arg(prefix);
-    limit_stack(&mut command, sample.stack_kib());
+    stack::limit_stack(&mut command, sample.stack_kib());
     command
 }
 
@@ -482,7 +469,7 @@ fn check_signature(sample: &Sample, binary: &Path, file: &Path, logs: &Path) -> 
     let mut command = Command::new(binary);
     command.args(["-runs=1", "-rss_limit_mb=2048", "-handle_abrt=0", "-handle_segv=0"]);
     command.arg(format!("-timeout={timeout}")).arg(file).env("RUST_BACKTRACE", "0");
-    limit_stack(&mut command, sample.stack_kib());
+    stack::limit_stack(&mut command, sample.stack_kib());
     let run = run_limited(&mut command, Duration::from_secs(timeout * 4 + 30), logs, "replay");
     let what = describe(run.status, &run.stderr);
     let location = sample.get("location").unwrap_or("(no location)");

@@ -133,6 +133,12 @@ pub struct Cli {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tests: Option<u64>,
 
+    /// Test up to N candidates at once, each on a fork server (or command) of its own: the ones
+    /// a serial run would try next if each failed, so the result is the same as with 1
+    /// [default: the number of cores when a run of the crash takes 10 ms or more, else 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub parallel: Option<u32>,
+
     /// Stop after this much time (e.g. 90s, 5m); the best result so far is kept.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     pub max_time: Option<Duration>,

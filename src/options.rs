@@ -29,6 +29,8 @@ pub struct Options {
     pub max_tests: Option<u64>,
     /// Time budget.
     pub max_time: Option<Duration>,
+    /// Candidates tested at once (`None`: chosen by the crash's run time).
+    pub parallel: Option<usize>,
     /// Choice order (the seed is chosen here when random and not given).
     pub order: Order,
     /// Use the structure the target reports.
@@ -219,6 +221,7 @@ fn common(cli: Cli) -> Result<Options, Failure> {
         rss_limit_mb: cli.rss_limit_mb,
         max_tests: cli.max_tests,
         max_time: cli.max_time,
+        parallel: cli.parallel.map(|n| n as usize),
         order,
         structure: !cli.no_structure,
         draws: !cli.no_draws,

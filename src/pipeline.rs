@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::exec::{Executor, Outcome};
-use crate::reduce::{reduce_from, Fallible, Observer, ReduceOptions, Reduction, TestCase, Verdict};
+use crate::reduce::{reduce_from, Observer, Oracle, ReduceOptions, Reduction, TestCase, Verdict};
 use crate::signature::{Level, Signature};
 
 /// How many times the original runs before reducing, to catch a flaky target.
@@ -127,16 +127,38 @@ pub fn reduce_crash<E: Executor + ?Sized>(
     observer: &mut impl Observer,
     slips: &mut Slips<'_>,
 ) -> Reduction {
-    let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
-        let outcome = executor.run(candidate)?;
+    let oracle = SameCrash { executor, target, slips };
+    reduce_from(initial, oracle, options, observer)
+}
+
+/// The reduction's oracle: a candidate is interesting when it crashes as the
+/// target says; another crash is noted as a slip when the serial run meets
+/// it (so testing ahead finds exactly the slips a serial run does).
+struct SameCrash<'a, 's, E: ?Sized> {
+    executor: &'a mut E,
+    target: Target<'a>,
+    slips: &'a mut Slips<'s>,
+}
+
+impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
+    fn test(&mut self, candidate: &[u8]) -> anyhow::Result<Verdict> {
+        let outcome = self.executor.run(candidate)?;
         let Some(actual) = Signature::of(&outcome) else { return Ok(Verdict::Boring) };
+        let target = self.target;
         if !target.expected.matches(&actual, target.level) {
-            slips.note(actual, target.level, candidate);
+            self.slips.note(actual, target.level, candidate);
             return Ok(Verdict::Boring);
         }
-        Ok(Verdict::Interesting(if target.structure { executor.examples() } else { Vec::new() }))
-    });
-    reduce_from(initial, oracle, options, observer)
+        Ok(Verdict::Interesting(if target.structure { self.executor.examples() } else { Vec::new() }))
+    }
+
+    fn width(&self) -> usize {
+        self.executor.width()
+    }
+
+    fn prefetch(&mut self, candidates: &[Vec<u8>]) {
+        self.executor.prefetch(candidates);
+    }
 }
 
 /// The test case to start from: the input with the structure its last run

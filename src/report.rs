@@ -32,6 +32,8 @@ pub struct Summary {
     pub seconds: f64,
     /// Tests per second.
     pub tests_per_second: f64,
+    /// Testing in parallel (`--parallel`).
+    pub parallel: ParallelSummary,
     /// The crash being preserved.
     pub signature: Signature,
     /// How closely candidates had to match it.
@@ -62,6 +64,21 @@ pub struct Summary {
     /// The reducer's statistics, for the human rendering.
     #[serde(skip)]
     pub stats: Stats,
+}
+
+/// How the tests ran in parallel: candidates predicted and run ahead on the
+/// other lanes, and how many of them the reduction then took (each also
+/// counted in `tests`); the rest ran for nothing.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ParallelSummary {
+    /// Candidates tested at once (1: one at a time).
+    pub width: usize,
+    /// Times candidates were run ahead at once.
+    pub batches: u64,
+    /// Candidates run ahead.
+    pub run_ahead: u64,
+    /// Of those, the ones the reduction took.
+    pub used: u64,
 }
 
 /// One pass's counters.
@@ -124,6 +141,10 @@ impl fmt::Display for Summary {
             "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements",
             self.tests, self.seconds, self.tests_per_second, self.improvements
         )?;
+        if self.parallel.width > 1 {
+            let ParallelSummary { width, run_ahead, used, .. } = self.parallel;
+            writeln!(f, "  parallel   {width} at once: {run_ahead} candidates run ahead, {used} of them used")?;
+        }
         writeln!(f, "  signature  {} (--signature {})", self.signature, self.signature_level)?;
         if self.flaky {
             writeln!(f, "  flaky      the original did not crash this way on every run")?;

@@ -3,10 +3,11 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 
-use crate::exec::{Executor, Outcome, ProcessExecutor};
+use crate::exec::{Executor, Lanes, Outcome, ProcessExecutor};
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::interrupt::Interrupt;
 use crate::options::{Mode, Options};
@@ -14,7 +15,7 @@ use crate::output;
 use crate::pipeline::{self, Runs, Slips, INITIAL_RUNS};
 use crate::progress::{Display, Watcher};
 use crate::reduce::{Order, ReduceOptions, Reduction, StopReason};
-use crate::report::{ExampleSummary, Summary};
+use crate::report::{ExampleSummary, ParallelSummary, Summary};
 use crate::setup::{HarnessSetup, LibFuzzerRequest, Limits};
 use crate::signature::{Kind, Signature};
 use crate::verify::{self, LibFuzzerCheck};
@@ -49,8 +50,9 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
             let output = options.output.clone().unwrap_or_else(|| output::default_path(&options.crash, &original));
             output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
             let file_name = options.crash.file_name().unwrap_or("input".as_ref());
-            let mut executor =
+            let executor =
                 ProcessExecutor::new(command.clone(), options.timeout, file_name, interrupt.running.clone())?;
+            let lane = || ProcessExecutor::new(command.clone(), options.timeout, file_name, interrupt.worker_group());
             let plan = Plan {
                 run_line: command.display_for(&options.crash),
                 no_crash_hint: String::from(
@@ -61,7 +63,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
                 output,
                 harness: None,
             };
-            minimize(&mut executor, &original, &plan, options, &interrupt)
+            minimize(executor, &lane, &original, &plan, options, &interrupt)
         }
         Mode::Harness { target, project } => {
             let located = HarnessSetup::locate(project)?;
@@ -79,7 +81,8 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
             output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
             let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
             let setup = HarnessSetup::build(located, target, project, limits, options.quiet, &interrupt)?;
-            let mut executor = setup.start(interrupt.running.clone())?;
+            let executor = setup.start(interrupt.running.clone())?;
+            let lane = || setup.start(interrupt.worker_group());
             let plan = Plan {
                 run_line: setup.run_line(&options.crash),
                 no_crash_hint: setup.no_crash_hint(),
@@ -87,7 +90,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
                 output,
                 harness: Some(&setup),
             };
-            minimize(&mut executor, &original, &plan, options, &interrupt)
+            minimize(executor, &lane, &original, &plan, options, &interrupt)
         }
     }
 }
@@ -105,16 +108,19 @@ pub fn reduce_options(options: &Options, interrupt: &Interrupt) -> ReduceOptions
     }
 }
 
-/// The pipeline both modes share: confirm the crash, reduce, save, verify,
-/// summarize.
-fn minimize<E: Executor>(
-    executor: &mut E,
+/// The pipeline both modes share: confirm the crash, reduce (on more lanes
+/// from `lane` when testing in parallel), save, verify, summarize.
+fn minimize<E: Executor + Send>(
+    first: E,
+    lane: &dyn Fn() -> anyhow::Result<E>,
     original: &[u8],
     plan: &Plan,
     options: &Options,
     interrupt: &Interrupt,
 ) -> Result<Exit, Failure> {
     let output = &plan.output;
+    let mut executor = Lanes::new(first);
+    let executor = &mut executor;
     let baseline = baseline(executor, original, plan, options, interrupt)?;
     let expected = baseline.signature.clone();
     if !options.quiet {
@@ -128,6 +134,7 @@ fn minimize<E: Executor>(
             baseline.duration,
         );
     }
+    widen(executor, parallel_width(options.parallel, baseline.duration), lane);
     let level = options.signature;
     // The last baseline run was the original's.
     let initial = pipeline::initial_test_case(executor, original, options.structure);
@@ -145,13 +152,14 @@ fn minimize<E: Executor>(
 
     let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
     let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
-    let verified = if interrupted { None } else { crashes_again(executor, &reduction, &expected, options, interrupt)? };
+    let verified =
+        if interrupted { None } else { crashes_again(executor.first(), &reduction, &expected, options, interrupt)? };
     let (libfuzzer, value) = match plan.harness {
         Some(setup) if !interrupted => check_result(setup, output, &reduction, &expected, options, interrupt),
         _ => (None, None),
     };
-    let summary =
-        summary(plan, options, &baseline, reduction, Checks { stop: stop.clone(), verified, libfuzzer, value });
+    let checks = Checks { stop: stop.clone(), verified, libfuzzer, value, width: executor.width() };
+    let summary = summary(plan, options, &baseline, reduction, checks);
     report(&summary, options);
     if let StopReason::OracleFailed(why) = &stop {
         return Err(Failure::from(anyhow!(
@@ -160,6 +168,38 @@ fn minimize<E: Executor>(
         )));
     }
     Ok(exit_for(verified, output))
+}
+
+/// A run of the crash at least this long makes testing in parallel the
+/// default: the time a test saves then outweighs the prediction, the threads
+/// and the candidates run ahead for nothing.
+const SLOW_RUN: Duration = Duration::from_millis(10);
+
+/// How many candidates to test at once: as asked, else every core for a slow target.
+fn parallel_width(asked: Option<usize>, run: Duration) -> usize {
+    asked.unwrap_or_else(
+        || {
+            if run >= SLOW_RUN {
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            } else {
+                1
+            }
+        },
+    )
+}
+
+/// Starts lanes until `lanes` has `width`; one that cannot start is warned
+/// about and the reduction goes on with fewer.
+fn widen<E: Executor + Send>(lanes: &mut Lanes<E>, width: usize, lane: &dyn Fn() -> anyhow::Result<E>) {
+    while lanes.width() < width {
+        match lane() {
+            Ok(executor) => lanes.add(executor),
+            Err(e) => {
+                eprintln!("warning: testing {} at once instead of {width}: {e:#}", lanes.width());
+                return;
+            }
+        }
+    }
 }
 
 /// The exit code of a finished reduction, by whether its result crashed again.
@@ -218,6 +258,8 @@ struct Checks {
     verified: Option<bool>,
     libfuzzer: Option<LibFuzzerCheck>,
     value: Option<String>,
+    /// Candidates tested at once.
+    width: usize,
 }
 
 fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduction, checks: Checks) -> Summary {
@@ -234,6 +276,12 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         cache_hits: stats.cache_hits,
         seconds,
         tests_per_second: stats.tests as f64 / seconds.max(1e-6),
+        parallel: ParallelSummary {
+            width: checks.width,
+            batches: stats.speculation.batches,
+            run_ahead: stats.speculation.run,
+            used: stats.speculation.used,
+        },
         signature: baseline.signature.clone(),
         signature_level: options.signature,
         flaky: baseline.matching_runs < INITIAL_RUNS,
@@ -397,6 +445,7 @@ mod tests {
             rss_limit_mb: 0,
             max_tests: None,
             max_time: None,
+            parallel: None,
             order: Order::Deterministic,
             structure: true,
             draws: true,

@@ -6,6 +6,7 @@
 
 pub mod coverage;
 pub mod forkserver;
+pub mod lanes;
 pub mod process;
 pub mod symbolize;
 
@@ -15,6 +16,7 @@ use std::time::Duration;
 
 pub use coverage::Coverage;
 pub use forkserver::{ForkServerConfig, ForkServerExecutor, HandshakeError};
+pub use lanes::Lanes;
 pub use process::{CommandLine, ProcessExecutor, RunningGroup};
 
 /// How the process ended.
@@ -100,4 +102,14 @@ pub trait Executor {
     fn examples(&self) -> Vec<crate::reduce::Example> {
         Vec::new()
     }
+
+    /// How many inputs it runs at once (1, the default: one at a time).
+    fn width(&self) -> usize {
+        1
+    }
+
+    /// Runs `inputs` ahead, as many at once as [`Executor::width`] says,
+    /// keeping each outcome for the `run` that asks for it (speculative tests;
+    /// see [`Lanes`]). Does nothing by default.
+    fn prefetch(&mut self, _inputs: &[Vec<u8>]) {}
 }

@@ -14,7 +14,7 @@ pub(crate) struct DeadBranch;
 const UNVISITED: u32 = 0;
 const DEAD: u32 = u32::MAX;
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Node {
     /// Number of choices here, fixed at the first visit.
     n: Option<usize>,
@@ -25,7 +25,7 @@ struct Node {
 }
 
 /// Which branches of one pass's choices are used up, for one test case.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct ChoiceTree {
     nodes: Vec<Node>,
     exhausted: bool,

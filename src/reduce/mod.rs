@@ -14,6 +14,7 @@ pub mod passes;
 mod properties;
 mod scheduler;
 mod shrinker;
+mod speculate;
 mod stats;
 mod testcase;
 
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use oracle::{Fallible, Oracle, Verdict};
-pub use stats::{Observer, PassStats, Progress, Quiet, Stats, StopReason};
+pub use stats::{Observer, PassStats, Progress, Quiet, Speculation, Stats, StopReason};
 pub use testcase::{better, delete_range, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase};
 
 /// In which order a pass explores its choices.

@@ -36,6 +36,19 @@ impl Verdict {
 pub trait Oracle {
     /// Tests one candidate.
     fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict>;
+
+    /// How many candidates it tests at once (1: one at a time, the default).
+    /// Above 1, the reducer predicts the candidates it would try next if each
+    /// failed, and hands them to [`Oracle::prefetch`].
+    fn width(&self) -> usize {
+        1
+    }
+
+    /// Starts testing `candidates` at once, which the reducer predicts it will
+    /// try next, in this order; [`Oracle::test`] is still called for each one
+    /// the reducer reaches, in order, and must give the verdict a serial test
+    /// would (so the result is the same as testing one at a time).
+    fn prefetch(&mut self, _candidates: &[Vec<u8>]) {}
 }
 
 impl<F: FnMut(&[u8]) -> Verdict> Oracle for F {

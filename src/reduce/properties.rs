@@ -261,3 +261,63 @@ fn observers_see_every_improvement_in_order() {
     assert!(record.1 > 0);
     assert_eq!(reduction.best.bytes, b"!");
 }
+
+/// An oracle that tests `width` candidates at once: `prefetch` answers them
+/// all at once and `test` takes a prefetched verdict when it has one, counting
+/// how often it did.
+struct Wide<'a> {
+    oracle: &'a Pure,
+    width: usize,
+    ready: std::collections::HashMap<Vec<u8>, Verdict>,
+    prefetched: &'a std::cell::Cell<u64>,
+    taken: &'a std::cell::Cell<u64>,
+}
+
+impl Oracle for Wide<'_> {
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
+        if let Some(verdict) = self.ready.remove(input) {
+            self.taken.set(self.taken.get() + 1);
+            return Ok(verdict);
+        }
+        Ok((self.oracle)(input))
+    }
+
+    fn width(&self) -> usize {
+        self.width
+    }
+
+    fn prefetch(&mut self, candidates: &[Vec<u8>]) {
+        assert!(candidates.len() <= self.width, "at most width candidates at once");
+        self.prefetched.set(self.prefetched.get() + candidates.len() as u64);
+        self.ready = candidates.iter().map(|c| (c.clone(), (self.oracle)(c))).collect();
+    }
+}
+
+#[test]
+fn testing_ahead_gives_the_serial_result_test_for_test() {
+    let (mut prefetched, mut taken) = (0, 0);
+    for seed in 0..120 {
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let (name, oracle, input) = random_case(&mut rng);
+        let options = if seed % 2 == 0 {
+            ReduceOptions::default()
+        } else {
+            ReduceOptions { order: Order::Random { seed }, ..ReduceOptions::default() }
+        };
+        let serial = reduce_with(&input, |s: &[u8]| oracle(s), &options, &mut Quiet).unwrap();
+        let (run_ahead, used) = (std::cell::Cell::new(0), std::cell::Cell::new(0));
+        let width = 2 + (seed as usize % 3);
+        let wide = Wide { oracle: &oracle, width, ready: Default::default(), prefetched: &run_ahead, taken: &used };
+        let parallel = reduce_with(&input, wide, &options, &mut Quiet).unwrap();
+        assert_eq!(parallel.best.bytes, serial.best.bytes, "{name}: testing ahead changed the result");
+        assert_eq!(parallel.stats.tests, serial.stats.tests, "{name}: testing ahead changed the tests");
+        assert_eq!(parallel.stats.speculation.run, run_ahead.get(), "{name}");
+        // (The oracle may also meet a candidate it ran ahead after the serial
+        // run left the prediction: the same bytes proposed again later.)
+        assert!(parallel.stats.speculation.used <= used.get(), "{name}: more used than the oracle gave");
+        prefetched += run_ahead.get();
+        taken += used.get();
+    }
+    // Most candidates fail, so most of what was run ahead is used.
+    assert!(taken * 2 > prefetched, "{taken} of {prefetched} candidates run ahead were used");
+}

@@ -14,6 +14,7 @@
 use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};
 use super::shrinker::{Halt, Shrinker};
+use super::speculate::{self, Position};
 use super::{Order, Reduction, StopReason};
 
 /// A pass and where it is in its choices.
@@ -48,7 +49,7 @@ pub(crate) fn run_single(mut shrinker: Shrinker<'_>, name: &str) -> Option<Reduc
     let def = PASSES.iter().find(|p| p.name == name)?;
     let mut scheduler = Scheduler::new(&mut shrinker, vec![def]);
     let stop = loop {
-        match scheduler.run_pass(&mut shrinker, 0, true) {
+        match scheduler.run_pass(&mut shrinker, 0, true, &[]) {
             Ok(true) => continue,
             Ok(false) => break StopReason::Done,
             Err(stop) => break stop,
@@ -84,69 +85,96 @@ impl Scheduler {
         // deletion to succeed or for the final round.
         let mut after_lowering = false;
         loop {
-            let mut progress = false;
-            for &p in &order {
-                let tier = self.passes[p].def.tier;
-                if progress && tier == Tier::Lower {
-                    // Size first: lower only once nothing shorter turns up.
-                    break;
-                }
-                if after_lowering && tier == Tier::Shrink {
-                    continue;
-                }
-                match self.run_pass(sh, p, false) {
-                    Err(stop) => return stop,
-                    Ok(paid) => {
-                        self.passes[p].paid = paid;
-                        progress |= paid;
-                        if paid {
-                            after_lowering = tier == Tier::Lower;
-                            if tier != Tier::Delete {
-                                break;
-                            }
-                        }
-                    }
-                }
-            }
+            let progress = match self.round(sh, &order, &mut after_lowering) {
+                Ok(progress) => progress,
+                Err(stop) => return stop,
+            };
             // Demote what did not pay, within its tier (stable: ties keep their order).
             order.sort_by_key(|&p| (self.passes[p].def.tier, !self.passes[p].paid));
             if progress {
                 continue;
             }
             // Nothing paid: prove 1-minimality, or find what the stall limits hid.
-            let mut found = false;
-            for &p in &order {
-                let exhaustive = self.passes[p].def.guarantee;
-                match self.run_pass(sh, p, exhaustive) {
-                    Err(stop) => return stop,
-                    Ok(paid) => {
-                        self.passes[p].paid = paid;
-                        if paid {
-                            found = true;
-                            break;
-                        }
-                    }
-                }
-            }
-            if !found {
-                return StopReason::Done;
+            match self.final_round(sh, &order) {
+                Ok(true) => {}
+                Ok(false) => return StopReason::Done,
+                Err(stop) => return stop,
             }
         }
     }
 
+    /// One round over the passes in `order`; returns whether any paid.
+    fn round(&mut self, sh: &mut Shrinker<'_>, order: &[usize], after_lowering: &mut bool) -> Result<bool, StopReason> {
+        let mut progress = false;
+        for (i, &p) in order.iter().enumerate() {
+            let tier = self.passes[p].def.tier;
+            if progress && tier == Tier::Lower {
+                // Size first: lower only once nothing shorter turns up.
+                break;
+            }
+            if *after_lowering && tier == Tier::Shrink {
+                continue;
+            }
+            let then = self.following(&order[i + 1..], progress, *after_lowering);
+            let paid = self.run_pass(sh, p, false, &then)?;
+            self.passes[p].paid = paid;
+            progress |= paid;
+            if paid {
+                *after_lowering = tier == Tier::Lower;
+                if tier != Tier::Delete {
+                    break;
+                }
+            }
+        }
+        Ok(progress)
+    }
+
+    /// The round after one where nothing paid: the guarantee passes run to
+    /// exhaustion; returns whether any pass paid.
+    fn final_round(&mut self, sh: &mut Shrinker<'_>, order: &[usize]) -> Result<bool, StopReason> {
+        for (i, &p) in order.iter().enumerate() {
+            let then: Vec<(usize, bool)> = order[i + 1..].iter().map(|&q| (q, self.passes[q].def.guarantee)).collect();
+            let paid = self.run_pass(sh, p, self.passes[p].def.guarantee, &then)?;
+            self.passes[p].paid = paid;
+            if paid {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// The passes a round runs after one that does not pay (`rest` follows it
+    /// in the round's order), each with whether it runs to exhaustion.
+    fn following(&self, rest: &[usize], progress: bool, after_lowering: bool) -> Vec<(usize, bool)> {
+        rest.iter()
+            .map(|&q| (q, self.passes[q].def.tier))
+            .take_while(|&(_, tier)| !(progress && tier == Tier::Lower))
+            .filter(|&(_, tier)| !(after_lowering && tier == Tier::Shrink))
+            .map(|(q, _)| (q, false))
+            .collect()
+    }
+
     /// Runs steps of pass `p` until its choices are used up or, unless
     /// `exhaustive`, it fails `max_failures` tested steps in a row. Returns
-    /// whether it improved the test case.
-    fn run_pass(&mut self, sh: &mut Shrinker<'_>, p: usize, exhaustive: bool) -> Result<bool, StopReason> {
-        let state = &mut self.passes[p];
-        sh.enter_pass(state.stats);
+    /// whether it improved the test case. `then` are the passes that run
+    /// next if it does not (with whether each is exhaustive), for predictions.
+    fn run_pass(
+        &mut self,
+        sh: &mut Shrinker<'_>,
+        p: usize,
+        exhaustive: bool,
+        then: &[(usize, bool)],
+    ) -> Result<bool, StopReason> {
+        sh.enter_pass(self.passes[p].stats);
         let max_failures = sh.options().max_failures.max(1);
         let mut paid = false;
         let mut failures = 0;
         loop {
-            if state.generation != sh.generation() {
+            let generation = sh.generation();
+            let state = &mut self.passes[p];
+            if state.generation != generation {
                 state.tree = ChoiceTree::new();
-                state.generation = sh.generation();
+                state.generation = generation;
             }
             if state.tree.exhausted() {
                 return Ok(paid);
@@ -154,18 +182,11 @@ impl Scheduler {
             if let Err(Halt::Stop(stop)) = sh.check_budget() {
                 return Err(stop);
             }
-            let (generation, tests) = (sh.generation(), sh.stats.tests);
-            sh.count_step();
-            let selection = match sh.options().order {
-                Order::Deterministic => Selection::Prefix(&state.prefix),
-                Order::Random { .. } => Selection::Random(&mut self.rng),
-            };
-            let mut chooser = Chooser::new(&mut state.tree, selection);
-            let result = (state.def.step)(sh, &mut chooser);
-            state.prefix = chooser.finish();
-            if let Err(Halt::Stop(stop)) = result {
-                return Err(stop);
+            if sh.wants_prediction() > 0 {
+                self.predict(sh, (p, exhaustive), (!exhaustive).then(|| max_failures - failures), then);
             }
+            let tests = sh.stats.tests;
+            self.step(sh, p)?;
             if sh.generation() != generation {
                 paid = true;
                 failures = 0;
@@ -176,5 +197,49 @@ impl Scheduler {
                 }
             }
         }
+    }
+
+    /// One step of pass `p`.
+    fn step(&mut self, sh: &mut Shrinker<'_>, p: usize) -> Result<(), StopReason> {
+        sh.count_step();
+        let state = &mut self.passes[p];
+        let selection = match sh.options().order {
+            Order::Deterministic => Selection::Prefix(&state.prefix),
+            Order::Random { .. } => Selection::Random(&mut self.rng),
+        };
+        let mut chooser = Chooser::new(&mut state.tree, selection);
+        let result = (state.def.step)(sh, &mut chooser);
+        state.prefix = chooser.finish();
+        sh.end_step();
+        match result {
+            Err(Halt::Stop(stop)) => Err(stop),
+            _ => Ok(()),
+        }
+    }
+
+    /// Predicts the candidates the next steps try if every one fails: pass
+    /// `p`'s own (with `failures_left` failing steps before it yields), then
+    /// the passes in `then`; hands them to the oracle to test at once.
+    fn predict(
+        &self,
+        sh: &mut Shrinker<'_>,
+        (p, _): (usize, bool),
+        failures_left: Option<u32>,
+        then: &[(usize, bool)],
+    ) {
+        let max_failures = sh.options().max_failures.max(1);
+        let position = |q: usize, failures_left: Option<u32>| {
+            let pass = &self.passes[q];
+            Position {
+                step: pass.def.step,
+                tree: (pass.generation == sh.generation()).then_some(&pass.tree),
+                prefix: &pass.prefix,
+                failures_left,
+            }
+        };
+        let mut positions = vec![position(p, failures_left)];
+        positions.extend(then.iter().map(|&(q, exhaustive)| position(q, (!exhaustive).then_some(max_failures))));
+        let rng = matches!(sh.options().order, Order::Random { .. }).then(|| self.rng.clone());
+        speculate::predict(sh, &positions, rng);
     }
 }

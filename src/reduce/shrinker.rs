@@ -1,6 +1,6 @@
 //! The shrinker's state: the best test case, the one rule for running a candidate, budgets and counters.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -50,6 +50,23 @@ pub(crate) struct Shrinker<'a> {
     /// Index into `stats.passes` of the pass now running.
     current: usize,
     started: Instant,
+    /// The hashes of the candidates the oracle is testing ahead, in the
+    /// order the serial run is predicted to meet them.
+    ahead: VecDeque<u64>,
+    /// Whether `ahead` holds a step's own guesses ([`Shrinker::hint`]), which
+    /// end with the step.
+    hinted: bool,
+    /// Set while the scheduler predicts the next candidates: they are
+    /// collected instead of run.
+    dry: Option<DryRun>,
+}
+
+/// The candidates a prediction collected (each one as `run_if` would have run it).
+struct DryRun {
+    /// Their hashes, so a candidate proposed twice is collected once.
+    seen: HashSet<u64>,
+    candidates: Vec<Vec<u8>>,
+    limit: usize,
 }
 
 impl<'a> Shrinker<'a> {
@@ -73,6 +90,9 @@ impl<'a> Shrinker<'a> {
             stats,
             current: 0,
             started: Instant::now(),
+            ahead: VecDeque::new(),
+            hinted: false,
+            dry: None,
         }
     }
 
@@ -133,11 +153,19 @@ impl<'a> Shrinker<'a> {
             self.stats.not_better += 1;
             return Ok(false);
         }
-        if !self.seen.insert(hash(&candidate)) {
+        let key = hash(&candidate);
+        if let Some(dry) = &mut self.dry {
+            if !self.seen.contains(&key) && dry.seen.insert(key) {
+                dry.candidates.push(candidate);
+            }
+            return if dry.candidates.len() >= dry.limit { Err(Halt::Dead) } else { Ok(false) };
+        }
+        if !self.seen.insert(key) {
             self.stats.cache_hits += 1;
             return Ok(false);
         }
         self.check_budget()?;
+        self.take_ahead(key);
         self.stats.tests += 1;
         self.stats.passes[self.current].tests += 1;
         if self.stats.tests % PROGRESS_EVERY == 0 {
@@ -154,11 +182,101 @@ impl<'a> Shrinker<'a> {
                 self.stats.successes += 1;
                 self.best = Arc::new(configured(TestCase::new(candidate, examples), self.options));
                 self.generation += 1;
+                self.ahead.clear();
                 self.observer.improved(&self.best);
                 self.report_progress();
                 Ok(true)
             }
         }
+    }
+
+    /// Notes that the serial run reached candidate `key`: the prediction's
+    /// next one, or a divergence that makes the rest of it useless.
+    fn take_ahead(&mut self, key: u64) {
+        if self.ahead.front() == Some(&key) {
+            self.ahead.pop_front();
+            self.stats.speculation.used += 1;
+        } else {
+            self.ahead.clear();
+        }
+    }
+
+    /// How many candidates to test ahead now: none while earlier ones are
+    /// being taken, during a prediction, or when the oracle tests one at a time.
+    pub(crate) fn wants_prediction(&self) -> usize {
+        let width = self.oracle.width();
+        if width < 2 || !self.ahead.is_empty() || self.dry.is_some() {
+            return 0;
+        }
+        let left = self.options.max_tests.map_or(u64::MAX, |max| max.saturating_sub(self.stats.tests));
+        width.min(usize::try_from(left).unwrap_or(usize::MAX))
+    }
+
+    /// Starts a prediction: until [`Shrinker::end_prediction`], candidates are
+    /// collected (at most `limit`; the one that reaches it ends its step) and
+    /// nothing the steps do counts.
+    pub(crate) fn begin_prediction(&mut self, limit: usize) -> Stats {
+        self.dry = Some(DryRun { seen: HashSet::new(), candidates: Vec::new(), limit });
+        self.stats.clone()
+    }
+
+    /// How many candidates the prediction under way has collected.
+    pub(crate) fn predicted(&self) -> usize {
+        self.dry.as_ref().map_or(0, |dry| dry.candidates.len())
+    }
+
+    /// Ends a prediction: the counters go back to `saved`, and the oracle
+    /// starts testing the candidates collected (when there are two or more).
+    pub(crate) fn end_prediction(&mut self, saved: Stats) {
+        self.stats = saved;
+        let Some(dry) = self.dry.take() else { return };
+        self.run_ahead(dry.candidates);
+    }
+
+    /// Tests `candidates` at once when the oracle can and nothing runs ahead
+    /// now: the first is the one the pass tries next, the others guesses at
+    /// what follows it (`typed`: compared as [`Shrinker::consider_typed`]
+    /// does). Those the pass would not run (not better, run before) are left out.
+    pub(crate) fn hint(&mut self, candidates: Vec<Vec<u8>>, typed: bool) {
+        let limit = self.wants_prediction();
+        let mut keys = HashSet::new();
+        let kept: Vec<Vec<u8>> = candidates
+            .into_iter()
+            .filter(|c| {
+                let better = if typed {
+                    typed_order(c, &self.best.bytes, &self.best.draws).is_lt()
+                } else {
+                    shortlex(c, &self.best.bytes).is_lt()
+                };
+                let key = hash(c);
+                better && !self.seen.contains(&key) && keys.insert(key)
+            })
+            .take(limit)
+            .collect();
+        self.run_ahead(kept);
+        self.hinted = true;
+    }
+
+    /// A step ends: what it guessed and did not reach is dropped, so the
+    /// next step can predict.
+    pub(crate) fn end_step(&mut self) {
+        if self.hinted {
+            self.ahead.clear();
+            self.hinted = false;
+        }
+    }
+
+    /// Hands `candidates` to the oracle to test at once (two or more; fewer
+    /// are left to the serial run), expecting them in this order.
+    fn run_ahead(&mut self, candidates: Vec<Vec<u8>>) {
+        if candidates.len() < 2 {
+            return;
+        }
+        self.ahead = candidates.iter().map(|c| hash(c)).collect();
+        self.hinted = false;
+        self.stats.speculation.run += candidates.len() as u64;
+        self.stats.speculation.batches += 1;
+        self.oracle.prefetch(&candidates);
     }
 
     /// Fails with the reason to stop if a budget is used up or the run was cancelled.

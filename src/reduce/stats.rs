@@ -64,6 +64,8 @@ pub struct Stats {
     pub not_better: u64,
     /// Per pass, in the order the passes are defined.
     pub passes: Vec<PassStats>,
+    /// Candidates tested ahead, in parallel (zero when testing one at a time).
+    pub speculation: Speculation,
     /// Wall time of the reduction.
     pub elapsed: Duration,
     /// Why it ended.
@@ -86,6 +88,18 @@ impl fmt::Display for Stats {
         }
         Ok(())
     }
+}
+
+/// What testing ahead did: candidates predicted and run in parallel, and how
+/// many of them the serial order then used (the rest were wasted work).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Speculation {
+    /// Predictions made (each one batch of candidates run at once).
+    pub batches: u64,
+    /// Candidates run ahead.
+    pub run: u64,
+    /// Of those, the ones the reduction then took (each counted in `tests` too).
+    pub used: u64,
 }
 
 /// A snapshot of a running reduction, for progress displays.

@@ -3,7 +3,7 @@
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::delete_range;
-use super::find_integer;
+use super::grow;
 
 /// Chooses an index `i` (from the end, moving down) and deletes the largest
 /// block ending at `i` that keeps the input interesting: one test when even
@@ -13,12 +13,7 @@ use super::find_integer;
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
     let i = chooser.choose(bytes.len(), |_| true)?;
-    let deleted = find_integer(|k| {
-        if k > i + 1 {
-            return Ok(false);
-        }
-        sh.consider(delete_range(&bytes, i + 1 - k..i + 1))
-    })?;
+    let deleted = grow(sh, |k| (k <= i + 1).then(|| delete_range(&bytes, i + 1 - k..i + 1)))?;
     if deleted > 0 {
         // Continue just before the deleted block; from the top when it reached the start.
         chooser.resume_at(vec![(i + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);

@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_ranges, TestCase};
-use super::find_integer;
+use super::grow;
 
 /// Chooses an example, most complex first, and a variant: with every sibling
 /// before it; with the one byte just before it that no sibling owns (where
@@ -39,13 +39,10 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
             0
         }
     } else {
-        find_integer(|k| {
-            if k > last + 1 {
-                return Ok(false);
-            }
-            let ranges: Vec<Range<usize>> =
-                siblings[last + 1 - k..=last].iter().flat_map(|&s| spans(&tc, s, variant == 1)).collect();
-            sh.consider(delete_ranges(&tc.bytes, &ranges))
+        grow(sh, |k| {
+            let run = siblings.get(last.checked_sub(k.checked_sub(1)?)?..=last)?;
+            let ranges: Vec<Range<usize>> = run.iter().flat_map(|&s| spans(&tc, s, variant == 1)).collect();
+            Some(delete_ranges(&tc.bytes, &ranges))
         })?
     };
     if deleted > 0 {

@@ -2,9 +2,9 @@
 
 use super::super::choice::Chooser;
 use super::super::draws::Draw;
-use super::super::shrinker::{Halt, Shrinker, StepResult};
+use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_range, replace_ranges};
-use super::{find_integer, lower_value};
+use super::{grow, lower_candidate};
 
 /// Chooses a draw read from the front and deletes the bytes from it up to
 /// the `k`-th next draw of the same kind, for the largest `k` that stays
@@ -28,9 +28,9 @@ pub(crate) fn delete_periods(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -
     })?;
     let i = n - 1 - c;
     let start = tc.draws[i].span.start;
-    let deleted = find_integer(|k| match next_same(&tc.draws, i, k) {
-        Some(end) if end > start => sh.consider(delete_range(&tc.bytes, start..end)),
-        _ => Ok(false),
+    let deleted = grow(sh, |k| {
+        let end = next_same(&tc.draws, i, k).filter(|&end| end > start)?;
+        Some(delete_range(&tc.bytes, start..end))
     })?;
     if deleted > 0 {
         chooser.resume_at(vec![c]);
@@ -61,15 +61,12 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
     let n = if tc.examples.is_empty() { tc.draws.len() } else { 0 };
     let i = chooser.choose(n, |i| value(i).is_some_and(|v| v != 0))?;
     let (draw, current) = (&tc.draws[i], value(i).expect("chosen for its value"));
-    let exhaustive = sh.options().exhaustive_lowering;
-    let mut try_value = |v: u64| -> Result<bool, Halt> {
-        let encoded = draw.encode(u128::from(v));
-        sh.consider_typed(replace_ranges(&tc.bytes, &[(draw.span.clone(), &encoded)]))
-    };
-    if current > 1 && !try_value(0)? && try_value(1)? {
+    let build = |v: u64| replace_ranges(&tc.bytes, &[(draw.span.clone(), &draw.encode(u128::from(v)))]);
+    if current > 1 && !sh.consider_typed(build(0))? && sh.consider_typed(build(1))? {
         return Ok(());
     }
-    lower_value(current, exhaustive, try_value).map(drop)
+    let exhaustive = sh.options().exhaustive_lowering;
+    lower_candidate(sh, (current, exhaustive), true, build).map(drop)
 }
 
 #[cfg(test)]

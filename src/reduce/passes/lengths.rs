@@ -9,7 +9,7 @@
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_range, replace_ranges};
-use super::find_integer;
+use super::grow;
 
 /// Field encodings tried: width in bytes, little-endian.
 const FIELDS: [(usize, bool); 5] = [(1, true), (2, true), (2, false), (4, true), (4, false)];
@@ -74,13 +74,13 @@ pub(crate) fn shrink_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) 
     let from_end = chooser.choose(2, |_| true)? == 1;
     let value = read(&bytes, at, width, little).unwrap_or(0) as usize;
     let payload = at + width..at + width + value;
-    find_integer(|d| {
+    grow(sh, |d| {
         if d > value {
-            return Ok(false);
+            return None;
         }
         let cut = if from_end { payload.end - d..payload.end } else { payload.start..payload.start + d };
         let field = write((value - d) as u64, width, little);
-        sh.consider(replace_ranges(&bytes, &[(at..at + width, &field), (cut, &[])]))
+        Some(replace_ranges(&bytes, &[(at..at + width, &field), (cut, &[])]))
     })?;
     Ok(())
 }

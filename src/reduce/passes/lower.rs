@@ -6,7 +6,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::replace_ranges;
-use super::{by_size, find_integer, lower_value};
+use super::{by_size, grow, lower_candidate};
 
 /// Chooses an example that is not all zeros, most complex first, and zeroes
 /// its front and back spans in one test.
@@ -30,13 +30,10 @@ pub(crate) fn zero_examples(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
 pub(crate) fn zero_runs(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
     let i = chooser.choose(bytes.len(), |i| bytes[i] != 0)?;
-    let zeroed = find_integer(|k| {
-        if k > i + 1 {
-            return Ok(false);
-        }
+    let zeroed = grow(sh, |k| {
         let mut candidate = bytes.clone();
-        candidate[i + 1 - k..=i].fill(0);
-        sh.consider(candidate)
+        candidate.get_mut(i.checked_sub(k.checked_sub(1)?)?..=i)?.fill(0);
+        Some(candidate)
     })?;
     if zeroed > 0 {
         chooser.resume_at(vec![(i + 1 - zeroed).checked_sub(1).unwrap_or(usize::MAX)]);
@@ -50,10 +47,10 @@ pub(crate) fn bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
     let bytes = sh.best().bytes.clone();
     let i = chooser.choose(bytes.len(), |i| bytes[i] != 0)?;
     let exhaustive = sh.options().exhaustive_lowering;
-    lower_value(u64::from(bytes[i]), exhaustive, |v| {
+    lower_candidate(sh, (u64::from(bytes[i]), exhaustive), false, |v| {
         let mut candidate = bytes.clone();
         candidate[i] = v as u8;
-        sh.consider(candidate)
+        candidate
     })?;
     Ok(())
 }
@@ -69,12 +66,12 @@ pub(crate) fn equal_bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> S
     }
     let groups: Vec<(u8, Vec<usize>)> = positions.into_iter().filter(|(_, p)| p.len() > 1).collect();
     let (value, group) = &groups[chooser.choose(groups.len(), |_| true)?];
-    lower_value(u64::from(*value), false, |v| {
+    lower_candidate(sh, (u64::from(*value), false), false, |v| {
         let mut candidate = bytes.clone();
         for &i in group {
             candidate[i] = v as u8;
         }
-        sh.consider(candidate)
+        candidate
     })?;
     Ok(())
 }
@@ -94,10 +91,9 @@ pub(crate) fn integers(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> Step
     let span = spans[chooser.choose(spans.len(), |_| true)?].clone();
     let width = span.len();
     let current = tc.bytes[span.clone()].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
-    lower_value(current, false, |v| {
+    lower_candidate(sh, (current, false), false, |v| {
         let encoded = v.to_be_bytes();
-        let candidate = replace_ranges(&tc.bytes, &[(span.clone(), &encoded[8 - width..])]);
-        sh.consider(candidate)
+        replace_ranges(&tc.bytes, &[(span.clone(), &encoded[8 - width..])])
     })
     .map(drop)
 }

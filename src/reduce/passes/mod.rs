@@ -73,21 +73,22 @@ pub fn names() -> Vec<&'static str> {
 /// The largest `k` for which `f(k)` holds, assuming `f(0)` does: a linear
 /// probe up to 4, then exponential probing and a binary search, so `k`
 /// successes cost O(log k) tests (Hypothesis's `find_integer`). `f` must say
-/// `false` without testing for out-of-range `k`.
-pub(crate) fn find_integer(mut f: impl FnMut(usize) -> Result<bool, Halt>) -> Result<usize, Halt> {
+/// `false` without testing for out-of-range `k`. Each call also gets the
+/// probe that comes next if this one holds (for testing ahead).
+pub(crate) fn find_integer(mut f: impl FnMut(usize, Option<usize>) -> Result<bool, Halt>) -> Result<usize, Halt> {
     for k in 1..5 {
-        if !f(k)? {
+        if !f(k, Some(if k < 4 { k + 1 } else { 8 }))? {
             return Ok(k - 1);
         }
     }
     let (mut lo, mut hi) = (4, 8);
-    while f(hi)? {
+    while f(hi, Some(hi * 2))? {
         lo = hi;
         hi *= 2;
     }
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        if f(mid)? {
+        if f(mid, (mid + 1 < hi).then(|| mid + (hi - mid) / 2))? {
             lo = mid;
         } else {
             hi = mid;
@@ -96,40 +97,78 @@ pub(crate) fn find_integer(mut f: impl FnMut(usize) -> Result<bool, Halt>) -> Re
     Ok(lo)
 }
 
+/// [`find_integer`] over candidates: `build(k)` is the move for `k` (`None`:
+/// out of range), tried with [`Shrinker::consider`]. When the oracle tests
+/// several at once, each probe is tested together with the one that follows
+/// it if it succeeds (a growing deletion usually goes on growing).
+pub(crate) fn grow(sh: &mut Shrinker<'_>, build: impl Fn(usize) -> Option<Vec<u8>>) -> Result<usize, Halt> {
+    find_integer(|k, next| {
+        let Some(candidate) = build(k) else { return Ok(false) };
+        if let Some(guess) = next.filter(|_| sh.wants_prediction() > 0).and_then(&build) {
+            sh.hint(vec![candidate.clone(), guess], false);
+        }
+        sh.consider(candidate)
+    })
+}
+
 /// Lowers an unsigned value toward zero: tries zero, then one less, then
 /// binary-searches between them, so the result `v` has `try_value(0)` and
 /// `try_value(v - 1)` both false unless `v` is zero. With `exhaustive`, tries
 /// every smaller value from the bottom instead, so the result is the least.
+/// Each call also gets the value most likely tried next (for testing ahead).
 pub(crate) fn lower_value(
     current: u64,
     exhaustive: bool,
-    mut try_value: impl FnMut(u64) -> Result<bool, Halt>,
+    mut try_value: impl FnMut(u64, Option<u64>) -> Result<bool, Halt>,
 ) -> Result<u64, Halt> {
-    if current == 0 || try_value(0)? {
+    if current == 0 || try_value(0, (current > 1).then(|| current - 1))? {
         return Ok(0);
     }
     if exhaustive {
         for v in 1..current {
-            if try_value(v)? {
+            if try_value(v, (v + 1 < current).then_some(v + 1))? {
                 return Ok(v);
             }
         }
         return Ok(current);
     }
-    if current == 1 || !try_value(current - 1)? {
+    if current == 1 || !try_value(current - 1, (current > 2).then(|| (current - 1) / 2))? {
         return Ok(current);
     }
     // Invariant: `lo` was tried and failed; `hi` is interesting.
     let (mut lo, mut hi) = (0, current - 1);
     while lo + 1 < hi {
         let mid = lo + (hi - lo) / 2;
-        if try_value(mid)? {
+        if try_value(mid, (lo + 1 < mid).then(|| lo + (mid - lo) / 2))? {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     Ok(hi)
+}
+
+/// [`lower_value`] over candidates (from `current`, every value when
+/// `exhaustive`): `build(v)` is the input with the value `v`, tried with [`Shrinker::consider`] (`typed`: [`Shrinker::consider_typed`]).
+/// When the oracle tests several at once, each value is tested together with
+/// the one most likely tried next.
+pub(crate) fn lower_candidate(
+    sh: &mut Shrinker<'_>,
+    (current, exhaustive): (u64, bool),
+    typed: bool,
+    build: impl Fn(u64) -> Vec<u8>,
+) -> Result<u64, Halt> {
+    lower_value(current, exhaustive, |v, next| {
+        let candidate = build(v);
+        if let Some(next) = next.filter(|_| sh.wants_prediction() > 0) {
+            sh.hint(vec![candidate.clone(), build(next)], typed);
+        }
+        if typed {
+            sh.consider_typed(candidate)
+        } else {
+            sh.consider(candidate)
+        }
+    })
 }
 
 /// Example indices ordered so that the chooser's reverse order meets the
@@ -148,7 +187,7 @@ mod tests {
     fn find_integer_finds_the_largest_true_value_in_few_calls() {
         for target in [0usize, 1, 3, 4, 5, 17, 1000, 65_000] {
             let mut calls = 0;
-            let found = find_integer(|k| {
+            let found = find_integer(|k, _| {
                 calls += 1;
                 Ok(k <= target)
             })
@@ -161,7 +200,7 @@ mod tests {
     #[test]
     fn lower_value_binary_searches_to_a_local_minimum() {
         let mut tried = Vec::new();
-        let found = lower_value(200, false, |v| {
+        let found = lower_value(200, false, |v, _| {
             tried.push(v);
             Ok(v >= 37)
         })
@@ -169,8 +208,8 @@ mod tests {
         assert_eq!(found, 37);
         assert!(tried.len() <= 10, "{tried:?}");
         assert!(tried.contains(&36));
-        assert_eq!(lower_value(200, false, |v| Ok(v == 5 || v == 200)).unwrap(), 200);
-        assert_eq!(lower_value(200, true, |v| Ok(v == 5 || v == 200)).unwrap(), 5);
+        assert_eq!(lower_value(200, false, |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
+        assert_eq!(lower_value(200, true, |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
     }
 }
 

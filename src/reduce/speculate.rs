@@ -1,0 +1,68 @@
+//! Speculative tests: the candidates a pass would try next if each one failed, found by running its steps dry on a copy of its choices, so an oracle that tests several at once can run them ahead.
+//!
+//! Most candidates fail, so the serial run usually meets exactly the
+//! predicted ones, in order, and takes their verdicts from the oracle
+//! without waiting. At the first success it leaves the prediction (the rest
+//! of it was wasted work) and the next step predicts afresh from the new
+//! best. The serial run decides everything, so the result is the one a
+//! serial reduction gives, test for test.
+
+use super::choice::{ChoiceTree, Chooser, Selection};
+use super::shrinker::{Halt, Shrinker, StepResult};
+
+/// At most this many dry steps per prediction (steps that propose nothing
+/// new cost no test, so a pass can take many of them).
+const MAX_DRY_STEPS: usize = 4096;
+
+/// A pass where it stands: what its next steps start from.
+pub(crate) struct Position<'a> {
+    pub(crate) step: fn(&mut Shrinker<'_>, &mut Chooser<'_>) -> StepResult,
+    /// Its choices on the current test case (`None`: it has not run on it yet).
+    pub(crate) tree: Option<&'a ChoiceTree>,
+    pub(crate) prefix: &'a [usize],
+    /// Failing steps it may take before it yields (`None`: it runs to exhaustion).
+    pub(crate) failures_left: Option<u32>,
+}
+
+/// Predicts the next candidates, as many as the oracle tests at once: the
+/// steps of each pass in `passes` in turn, as they run when every candidate
+/// fails (`rng`: the scheduler's generator, in random order); hands them to
+/// the oracle. Does nothing when it tests one at a time or is still testing
+/// an earlier prediction.
+pub(crate) fn predict(sh: &mut Shrinker<'_>, passes: &[Position<'_>], mut rng: Option<fastrand::Rng>) {
+    let limit = sh.wants_prediction();
+    if limit == 0 {
+        return;
+    }
+    let saved = sh.begin_prediction(limit);
+    let mut steps = 0;
+    for pass in passes {
+        if steps == MAX_DRY_STEPS || sh.predicted() >= limit {
+            break;
+        }
+        let mut tree = pass.tree.cloned().unwrap_or_else(ChoiceTree::new);
+        let mut prefix = pass.prefix.to_vec();
+        let mut failures = 0;
+        while !tree.exhausted() && pass.failures_left.map_or(true, |left| failures < left) {
+            if steps == MAX_DRY_STEPS || sh.predicted() >= limit {
+                break;
+            }
+            steps += 1;
+            let before = sh.predicted();
+            let selection = match &mut rng {
+                Some(rng) => Selection::Random(rng),
+                None => Selection::Prefix(&prefix),
+            };
+            let mut chooser = Chooser::new(&mut tree, selection);
+            let result = (pass.step)(sh, &mut chooser);
+            prefix = chooser.finish();
+            // A step that proposed a candidate is a failing step, as it would
+            // be if the prediction holds.
+            failures += u32::from(sh.predicted() > before);
+            if matches!(result, Err(Halt::Stop(_))) {
+                break;
+            }
+        }
+    }
+    sh.end_prediction(saved);
+}

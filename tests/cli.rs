@@ -852,6 +852,41 @@ fn with_structure_the_result_of_every_typed_sample_is_no_larger_than_without() {
     }
 }
 
+/// What a run's summary says about its tests: the count, and how they ran in parallel.
+fn tests_and_parallel(summary: &Value) -> (u64, u64, u64, u64) {
+    let parallel = &summary["parallel"];
+    let count = |v: &Value| v.as_u64().unwrap_or_else(|| panic!("a count in {summary:#}"));
+    (count(&summary["tests"]), count(&parallel["width"]), count(&parallel["run_ahead"]), count(&parallel["used"]))
+}
+
+#[test]
+fn parallel_tests_give_the_serial_result_byte_for_byte_and_test_for_test() {
+    // Harness mode: two fork servers against one.
+    for target in ["scene", "config"] {
+        let sample = Sample::copy(target);
+        let serial = minimize_with_harness(&sample, &["--parallel", "1", "--no-verify-libfuzzer"]);
+        let serial_result = std::fs::read(&serial.output).unwrap();
+        let parallel = minimize_with_harness(&sample, &["--parallel", "2", "--no-verify-libfuzzer"]);
+        let parallel_result = std::fs::read(&parallel.output).unwrap();
+        assert_eq!(parallel_result, serial_result, "{target}: another result in parallel");
+        let (tests, width, _, _) = tests_and_parallel(&serial.summary);
+        assert_eq!(width, 1, "{target}");
+        let (parallel_tests, width, run_ahead, used) = tests_and_parallel(&parallel.summary);
+        assert_eq!((parallel_tests, width), (tests, 2), "{target}: the same tests, two at a time");
+        assert!(used > tests / 2 && used <= run_ahead, "{target}: {used} of {run_ahead} run ahead used, {tests} tests");
+        assert!(parallel.stderr.contains("  parallel   2 at once:"), "{}", parallel.stderr);
+        assert_eq!(parallel.summary["verified"], true);
+    }
+    // --exec: two commands at once, each with its own input file.
+    let sample = Sample::copy("vm");
+    let (output, serial) = sample.minimize(&["--parallel", "1"]);
+    let serial_result = std::fs::read(&output).unwrap();
+    let (output, parallel) = sample.minimize(&["--parallel", "2"]);
+    assert_eq!(std::fs::read(&output).unwrap(), serial_result, "vm: another result in parallel");
+    assert_eq!(tests_and_parallel(&parallel).0, tests_and_parallel(&serial).0);
+    assert!(tests_and_parallel(&parallel).3 > 0, "{parallel:#}");
+}
+
 /// Why an AddressSanitizer build cannot work here (rustc refuses
 /// `-Zsanitizer=address` even with `RUSTC_BOOTSTRAP=1`), or `None` when it can.
 fn asan_unavailable() -> Option<String> {

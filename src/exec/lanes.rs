@@ -104,3 +104,49 @@ fn run_share<E: Executor>(
     }
     done
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use super::*;
+    use crate::exec::Status;
+
+    /// Records which lane ran which input; fails on inputs starting with `!`
+    /// on lanes other than 0.
+    struct Logged {
+        lane: usize,
+        log: Arc<Mutex<Vec<(usize, Vec<u8>)>>>,
+    }
+
+    impl Executor for Logged {
+        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
+            if self.lane > 0 && input.first() == Some(&b'!') {
+                anyhow::bail!("lane {} failed", self.lane);
+            }
+            self.log.lock().unwrap().push((self.lane, input.to_vec()));
+            let stderr = format!("lane {}", self.lane).into_bytes();
+            Ok(Outcome { status: Status::Exited(0), stderr, duration: Duration::ZERO, panic: None, frames: None })
+        }
+    }
+
+    #[test]
+    fn inputs_run_ahead_are_spread_over_the_lanes_and_taken_once() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let mut lanes = Lanes::new(Logged { lane: 0, log: log.clone() });
+        lanes.add(Logged { lane: 1, log: log.clone() });
+        assert_eq!(lanes.width(), 2);
+        let inputs = vec![b"a".to_vec(), b"b".to_vec(), b"!c".to_vec()];
+        lanes.prefetch(&inputs);
+        let mut ran = log.lock().unwrap().clone();
+        ran.sort();
+        assert_eq!(ran, [(0, b"!c".to_vec()), (0, b"a".to_vec()), (1, b"b".to_vec())]);
+        assert_eq!(lanes.run(b"b").unwrap().stderr, b"lane 1", "taken from what ran ahead");
+        assert_eq!(lanes.run(b"b").unwrap().stderr, b"lane 0", "taken once, then run again");
+        log.lock().unwrap().clear();
+        lanes.prefetch(&[b"x".to_vec(), b"!y".to_vec()]);
+        assert_eq!(lanes.run(b"!y").unwrap().stderr, b"lane 0", "a failed run ahead is run again on lane 0");
+        assert_eq!(lanes.run(b"a").unwrap().stderr, b"lane 0", "an earlier prediction is dropped");
+    }
+}

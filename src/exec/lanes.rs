@@ -113,11 +113,14 @@ mod tests {
     use super::*;
     use crate::exec::Status;
 
+    /// Which lane ran which input.
+    type Log = Arc<Mutex<Vec<(usize, Vec<u8>)>>>;
+
     /// Records which lane ran which input; fails on inputs starting with `!`
     /// on lanes other than 0.
     struct Logged {
         lane: usize,
-        log: Arc<Mutex<Vec<(usize, Vec<u8>)>>>,
+        log: Log,
     }
 
     impl Executor for Logged {
@@ -133,7 +136,7 @@ mod tests {
 
     #[test]
     fn inputs_run_ahead_are_spread_over_the_lanes_and_taken_once() {
-        let log = Arc::new(Mutex::new(Vec::new()));
+        let log = Log::default();
         let mut lanes = Lanes::new(Logged { lane: 0, log: log.clone() });
         lanes.add(Logged { lane: 1, log: log.clone() });
         assert_eq!(lanes.width(), 2);

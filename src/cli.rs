@@ -135,7 +135,7 @@ pub struct Cli {
 
     /// Test up to N candidates at once, each on a fork server (or command) of its own: the ones
     /// a serial run would try next if each failed, so the result is the same as with 1
-    /// [default: the number of cores when a run of the crash takes 10 ms or more, else 1].
+    /// [default: the number of cores when a run of the crash takes 1 ms or more, else 1].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub parallel: Option<u32>,
 

@@ -614,7 +614,8 @@ impl Drop for ForkServerExecutor {
 }
 
 /// Runs in the server's process between fork and exec: keep our two pipe ends
-/// open across exec, and die with the thread that started us.
+/// open across exec, die with the thread that started us, and no address
+/// space randomization.
 fn prepare_server(inherited: [RawFd; 2]) -> std::io::Result<()> {
     for fd in inherited {
         // SAFETY: fcntl is async-signal-safe; the descriptors are open.
@@ -623,9 +624,17 @@ fn prepare_server(inherited: [RawFd; 2]) -> std::io::Result<()> {
         }
     }
     #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: prctl is async-signal-safe.
+    // SAFETY: prctl and personality are async-signal-safe.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+        // The same address layout in every server (and every run): a target
+        // whose crash depends on it (a stack overflow right at the limit: the
+        // stack top moves by up to 8 KiB) then answers the same on every lane
+        // of a parallel run. Best effort: where it is refused, layouts differ.
+        let current = libc::personality(0xffff_ffff);
+        if current != -1 {
+            libc::personality((current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
+        }
     }
     Ok(())
 }

@@ -278,10 +278,12 @@ fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join(" / ")
 }
 
-/// Our tool's command for the sample: `--json -q --timeout T [ASan flags] -o OUT TARGET CRASH`.
+/// Our tool's command for the sample: `--json -q --parallel 1 --timeout T [ASan flags] -o OUT TARGET CRASH`.
 fn ours_command(sample: &Sample, crash: &Path, output: &Path) -> Command {
     let mut command = Command::new(BIN);
-    command.current_dir(root()).args(["--json", "--quiet", "--timeout"]);
+    // One test at a time, as tmin: executions compare like for like (testing
+    // ahead spends more to wait less; `benches/parallel.rs` measures that).
+    command.current_dir(root()).args(["--json", "--quiet", "--parallel", "1", "--timeout"]);
     command.arg(format!("{}s", sample.timeout_secs()));
     if let Some(dir) = sample.target_dir() {
         command.args(["--sanitizer", sample.sanitizer(), "--target-dir"]).arg(dir);

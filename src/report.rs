@@ -52,6 +52,9 @@ pub struct Summary {
     pub value: Option<String>,
     /// The values the result is made of, in preorder (harness mode, with structure).
     pub examples: Vec<ExampleSummary>,
+    /// The primitive reads `arbitrary` made of the result, in read order
+    /// (harness mode, with structure and draws).
+    pub draws: Vec<DrawSummary>,
     /// Show `examples` in the human rendering (`--explain`).
     #[serde(skip)]
     pub explain: bool,
@@ -185,6 +188,24 @@ impl fmt::Display for Summary {
                     write!(f, "\n    {indent}{} {} | {}", e.label, e.front_hex, e.back_hex)?;
                 }
             }
+            self.explain_draws(f)?;
+        }
+        Ok(())
+    }
+}
+
+impl Summary {
+    /// The `--explain` lines of the draws: what each primitive read took and its value.
+    fn explain_draws(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.draws.is_empty() {
+            return Ok(());
+        }
+        write!(f, "\n  draws      the primitive reads, in read order: kind [bytes] = value as read")?;
+        for d in &self.draws {
+            let kind = d.width.map_or_else(|| d.kind.to_owned(), |w| format!("{}:{w}", d.kind));
+            let value = d.value.map_or_else(String::new, |v| format!(" = {v}"));
+            let hex = if d.hex.is_empty() { "(none)" } else { &d.hex };
+            write!(f, "\n    {kind} [{}..{}] {hex}{value}", d.span[0], d.span[1])?;
         }
         Ok(())
     }
@@ -205,6 +226,46 @@ pub struct ExampleSummary {
     pub front_hex: String,
     /// The back bytes, in hex.
     pub back_hex: String,
+}
+
+/// One primitive read of the result (a *draw*), for `--explain` and the JSON summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct DrawSummary {
+    /// How it was read: `int` (a fixed-width integer, little-endian), `range`
+    /// (`int_in_range`, big-endian), `len` (a collection's or string's length,
+    /// from the back, big-endian) or `bytes` (contents).
+    pub kind: &'static str,
+    /// An integer's width in bytes, as asked for (the span is shorter when
+    /// the data ran out: the rest reads as zeros).
+    pub width: Option<u8>,
+    /// The bytes it read: `[start, end)`.
+    pub span: [usize; 2],
+    /// Those bytes, in hex.
+    pub hex: String,
+    /// The number as read (before `arbitrary` maps a range's or a length's
+    /// value into its range); none for contents.
+    pub value: Option<u128>,
+}
+
+impl DrawSummary {
+    /// The draws of a test case.
+    pub fn of(best: &crate::reduce::TestCase) -> Vec<DrawSummary> {
+        use crate::reduce::draws::DrawKind;
+        best.draws
+            .iter()
+            .map(|d| {
+                let (kind, width) = match d.kind {
+                    DrawKind::Int { width } => ("int", (width > 0).then_some(width)),
+                    DrawKind::Range => ("range", None),
+                    DrawKind::Len => ("len", None),
+                    DrawKind::Bytes => ("bytes", None),
+                };
+                let bytes = best.bytes.get(d.span.clone()).unwrap_or_default();
+                let hex = bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+                DrawSummary { kind, width, span: [d.span.start, d.span.end], hex, value: d.value(&best.bytes) }
+            })
+            .collect()
+    }
 }
 
 impl ExampleSummary {

@@ -15,7 +15,7 @@ use crate::output;
 use crate::pipeline::{self, Runs, Slips, INITIAL_RUNS};
 use crate::progress::{Display, Watcher};
 use crate::reduce::{Order, ReduceOptions, Reduction, StopReason};
-use crate::report::{ExampleSummary, ParallelSummary, Summary};
+use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, Summary};
 use crate::setup::{HarnessSetup, LibFuzzerRequest, Limits};
 use crate::signature::{Kind, Signature};
 use crate::verify::{self, LibFuzzerCheck};
@@ -292,6 +292,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         libfuzzer: checks.libfuzzer,
         value: checks.value,
         examples: ExampleSummary::of(&reduction.best),
+        draws: DrawSummary::of(&reduction.best),
         explain: options.explain,
         seed: match options.order {
             Order::Random { seed } => Some(seed),

@@ -579,6 +579,22 @@ fn harness_mode_minimizes_the_typed_scene_and_shows_the_minimized_value() {
         assert!(end <= size, "{e} lies outside the {size}-byte result");
     }
     assert!(run.stderr.contains("  examples   front bytes | back bytes"), "{}", run.stderr);
+    // And the primitive reads, in read order, each with its bytes and value:
+    // integers little-endian, lengths (from the back) big-endian.
+    let result = std::fs::read(&run.output).unwrap();
+    let draws = summary["draws"].as_array().unwrap_or_else(|| panic!("no draws: {summary:#}"));
+    assert!(draws.iter().any(|d| d["kind"] == "int") && draws.iter().any(|d| d["kind"] == "len"), "{summary:#}");
+    for d in draws {
+        let (start, end) = (d["span"][0].as_u64().unwrap() as usize, d["span"][1].as_u64().unwrap() as usize);
+        let bytes = &result[start..end];
+        let value = match d["kind"].as_str() {
+            Some("int") => bytes.iter().rev().fold(0u128, |acc, &b| acc << 8 | u128::from(b)),
+            Some("len" | "range") => bytes.iter().fold(0u128, |acc, &b| acc << 8 | u128::from(b)),
+            _ => continue,
+        };
+        assert_eq!(d["value"].as_u64().map(u128::from), Some(value), "{d} of {result:02x?}");
+    }
+    assert!(run.stderr.contains("  draws      the primitive reads, in read order"), "{}", run.stderr);
     sample.assert_crash_unchanged();
 }
 

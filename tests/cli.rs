@@ -824,8 +824,8 @@ fn from_hex(hex: &str) -> Vec<u8> {
 }
 
 #[test]
-fn with_structure_deep_tree_and_config_minimize_to_their_known_minimal_values() {
-    for target in ["deep_tree", "config"] {
+fn with_structure_the_typed_samples_minimize_to_their_known_minimal_values() {
+    for target in ["deep_tree", "config", "commands"] {
         let sample = Sample::copy(target);
         let run = minimize_with_harness(&sample, &[]);
         let location = &sample.expected["location"];
@@ -839,6 +839,8 @@ fn with_structure_deep_tree_and_config_minimize_to_their_known_minimal_values() 
             "{target}: expected.toml disagrees with itself"
         );
         assert_eq!(result.len(), minimal.len(), "{target}: {result:02x?} is not the smallest size");
+        // Byte for byte: flags spelled 1, numbers as small as the bug allows.
+        assert_eq!(result, minimal, "{target}: {result:02x?} is the right size but not the simplest spelling");
 
         // The known minimum crashes the same way, and the result decodes to the same value.
         let minimal_file = sample.dir.path().join("minimal");

@@ -38,9 +38,12 @@ struct Scheduler {
 /// Runs passes until none improves the best test case or a budget runs out.
 pub(crate) fn run(mut shrinker: Shrinker<'_>) -> Reduction {
     let lowering = shrinker.options().lowering;
-    let passes = PASSES.iter().filter(|p| lowering || p.tier != Tier::Lower).collect();
+    let passes = PASSES.iter().filter(|p| lowering || p.tier < Tier::Lower).collect();
     let mut scheduler = Scheduler::new(&mut shrinker, passes);
-    let stop = scheduler.rounds(&mut shrinker);
+    let stop = match scheduler.rounds(&mut shrinker) {
+        StopReason::Done => scheduler.polish(&mut shrinker),
+        stop => stop,
+    };
     shrinker.finish(stop)
 }
 
@@ -78,8 +81,21 @@ impl Scheduler {
         Scheduler { passes, rng: fastrand::Rng::with_seed(seed) }
     }
 
+    /// The polish passes, each to exhaustion, once the rounds are done.
+    fn polish(&mut self, sh: &mut Shrinker<'_>) -> StopReason {
+        for p in 0..self.passes.len() {
+            if self.passes[p].def.tier == Tier::Polish {
+                if let Err(stop) = self.run_pass(sh, p, true, &[]) {
+                    return stop;
+                }
+            }
+        }
+        StopReason::Done
+    }
+
     fn rounds(&mut self, sh: &mut Shrinker<'_>) -> StopReason {
-        let mut order: Vec<usize> = (0..self.passes.len()).collect();
+        let mut order: Vec<usize> =
+            (0..self.passes.len()).filter(|&p| self.passes[p].def.tier != Tier::Polish).collect();
         // After a lowering success only the cheap deletions look again (the
         // new values may let one through); the costlier moves wait for a
         // deletion to succeed or for the final round.

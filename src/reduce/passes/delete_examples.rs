@@ -76,7 +76,7 @@ fn size_class(len: usize) -> u32 {
 }
 
 /// The ranges deleting example `i` removes.
-fn spans(tc: &TestCase, i: usize, with_flag: bool) -> Vec<Range<usize>> {
+pub(super) fn spans(tc: &TestCase, i: usize, with_flag: bool) -> Vec<Range<usize>> {
     let e = &tc.examples[i];
     let mut ranges = vec![e.front.clone(), e.back.clone()];
     let gap = tc.gap_before(i);

@@ -1,7 +1,7 @@
 //! Draw-level passes: each number `arbitrary` read (integer, range, length) minimized by value through its own encoding, not byte by byte; runs of elements deleted at draw boundaries.
 
 use super::super::choice::Chooser;
-use super::super::draws::Draw;
+use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_range, replace_ranges};
 use super::{grow, lower_candidate};
@@ -67,6 +67,23 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
     }
     let exhaustive = sh.options().exhaustive_lowering;
     lower_candidate(sh, (current, exhaustive), true, build).map(drop)
+}
+
+/// Chooses a one-byte integer draw whose value is odd and above one, the
+/// last first, and makes it one. `arbitrary` reads a `bool` (and with it
+/// every "one more element" flag of a collection) as the low bit of a byte,
+/// so an odd byte is `true` and one is its simplest spelling, which lowering
+/// by bytes never reaches (one less is even: `false`). Where the byte is a
+/// `u8`, one is smaller too and the oracle decides.
+pub(crate) fn ones(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let odd: Vec<usize> = (0..tc.draws.len())
+        .filter(|&i| tc.draws[i].kind == DrawKind::Int { width: 1 } && tc.draws[i].span.len() == 1)
+        .filter(|&i| tc.draws[i].value(&tc.bytes).is_some_and(|v| v > 1 && v % 2 == 1))
+        .collect();
+    let draw = &tc.draws[odd[chooser.choose(odd.len(), |_| true)?]];
+    sh.consider(replace_ranges(&tc.bytes, &[(draw.span.clone(), &[1])]))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! case itself: the scheduler decides how many steps run, in which order, and
 //! when to move on (the contract of Hypothesis's shrink passes, `shrinker.py`).
 
+mod adjust;
 mod chunks;
 mod clone;
 mod delete_blocks;
@@ -29,6 +30,12 @@ pub(crate) enum Tier {
     /// Moves that make the input simpler without making it shorter: run only
     /// when nothing shorter is found, since shortlex puts size first.
     Lower,
+    /// Spelling, once the reduction is done: moves that change how a value
+    /// is written, not what it is (an odd flag byte as one). Run to
+    /// exhaustion at the end, with no round after them: earlier, a flag
+    /// spelled one can take away the deletion a later round would find
+    /// (`config`: 15 bytes instead of 9).
+    Polish,
 }
 
 /// One pass.
@@ -53,6 +60,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
+    PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
@@ -63,6 +71,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
+    PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
 ];
 
 /// The names of all passes, for `--pass` style selection and tests.

@@ -9,6 +9,7 @@
 mod adjust;
 mod chunks;
 mod clone;
+mod contents;
 mod delete_blocks;
 mod delete_examples;
 mod draws;
@@ -60,6 +61,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
+    PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
@@ -72,6 +74,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
+    PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },
 ];
 
 /// The names of all passes, for `--pass` style selection and tests.

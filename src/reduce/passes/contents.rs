@@ -1,0 +1,102 @@
+//! String and byte-vector contents: delete bytes inside them while rewriting the length `arbitrary` read for them from the back.
+//!
+//! `arbitrary` reads a `String`, `&str` or `Vec<u8>` as a length (a draw from
+//! the back of the input) followed by that many bytes from the front. A byte
+//! of the contents can only go if the length goes down in the same move, and
+//! the two are far apart, so no deletion of a span does it; this pass does.
+
+use super::super::choice::Chooser;
+use super::super::draws::DrawKind;
+use super::super::shrinker::{Shrinker, StepResult};
+use super::super::testcase::replace_ranges;
+use super::grow;
+
+/// Chooses contents read right after their length (a `len` draw then a
+/// `bytes` draw), the last first, and an end (the back first), then deletes
+/// the most bytes at that end that stay interesting, writing the length
+/// each time as the bytes left.
+pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let pairs: Vec<usize> = (1..tc.draws.len())
+        .filter(|&i| tc.draws[i - 1].kind == DrawKind::Len && tc.draws[i].kind == DrawKind::Bytes)
+        .filter(|&i| !tc.draws[i].span.is_empty() && tc.draws[i - 1].span.len() <= 8)
+        .collect();
+    let i = pairs[chooser.choose(pairs.len(), |_| true)?];
+    let (len, contents) = (&tc.draws[i - 1], &tc.draws[i]);
+    let from_back = chooser.choose(2, |_| true)? == 1;
+    let size = contents.span.len();
+    grow(sh, |k| {
+        if k > size {
+            return None;
+        }
+        let cut = if from_back {
+            contents.span.end - k..contents.span.end
+        } else {
+            contents.span.start..contents.span.start + k
+        };
+        let written = len.encode((size - k) as u128);
+        Some(replace_ranges(&tc.bytes, &[(cut, &[]), (len.span.clone(), &written)]))
+    })?;
+    Ok(())
+}
+
+/// Chooses contents read right after their length whose length draw is not
+/// spelled as their size (`arbitrary` takes it modulo what is left: `1c`
+/// reads as 4 with 6 bytes left) and writes the size there. Polish: the
+/// length then says what it means.
+pub(crate) fn exact_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let pairs: Vec<usize> = (1..tc.draws.len())
+        .filter(|&i| tc.draws[i - 1].kind == DrawKind::Len && tc.draws[i].kind == DrawKind::Bytes)
+        .filter(|&i| {
+            let size = tc.draws[i].span.len() as u128;
+            let len = &tc.draws[i - 1];
+            len.value(&tc.bytes).is_some_and(|v| v > size) && len.encode(size).len() == len.span.len()
+        })
+        .collect();
+    let i = pairs[chooser.choose(pairs.len(), |_| true)?];
+    let (len, size) = (&tc.draws[i - 1], tc.draws[i].span.len());
+    sh.consider(replace_ranges(&tc.bytes, &[(len.span.clone(), &len.encode(size as u128))]))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::{Example, Verdict};
+
+    /// Decodes like `arbitrary` decodes a `String` from a short input: the
+    /// last byte is the length (modulo what is left), then that many bytes
+    /// from the front. Records both draws.
+    fn string(input: &[u8]) -> (Vec<u8>, Vec<Example>) {
+        let n = input.len();
+        if n < 2 {
+            return (Vec::new(), Vec::new());
+        }
+        let size = usize::from(input[n - 1]) % n;
+        let examples = vec![Example::new(0..0, n - 1..n, "draw:len", 1), Example::new(0..size, n..n, "draw:bytes", 1)];
+        (input[..size].to_vec(), examples)
+    }
+
+    #[test]
+    fn shrinks_a_string_to_what_the_bug_needs_with_its_length() {
+        // The bug: the string contains "://". Around it, 40 bytes of noise and a
+        // long tail nobody reads.
+        let mut input: Vec<u8> = (0..20).map(|i| b'a' + i).collect();
+        input.extend_from_slice(b"://");
+        input.extend((0..20).map(|i| b'A' + i));
+        let size = input.len() as u8;
+        input.extend([7u8; 10]);
+        input.push(size);
+        let oracle = |s: &[u8]| {
+            let (text, examples) = string(s);
+            if text.windows(3).any(|w| w == b"://") {
+                Verdict::Interesting(examples)
+            } else {
+                Verdict::Boring
+            }
+        };
+        let result = run("shrink-contents", &input, oracle);
+        assert!(result.starts_with(b"://") && result.ends_with(&[3]), "{result:?}");
+    }
+}

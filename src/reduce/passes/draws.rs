@@ -51,15 +51,32 @@ fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 /// simplest `true` (a continuation flag, `bool`) is one, which a binary
 /// search from an odd byte such as `0xe5` never meets.
 ///
-/// For now only where no derived value was recorded (as `delete-draw-periods`):
-/// on the derived samples it cost tests (scene 429 -> 595) and trapped
-/// `config` at 15 bytes instead of 9 (a port lowered by value early left the
-/// byte passes no way to the shorter input).
+/// Among the lowering passes only where no derived value was recorded (as
+/// `delete-draw-periods`): on the derived samples it cost tests (scene 429 ->
+/// 595) and trapped `config` at 15 bytes instead of 9 (a port lowered by
+/// value early left the byte passes no way to the shorter input). There it
+/// polishes instead ([`lower_late`]).
 pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let derived = !sh.best().examples.is_empty();
+    lower_draw(sh, chooser, |_, _| !derived)
+}
+
+/// [`lower`] as polish, once the reduction is done, where derived values were
+/// recorded: byte lowering leaves a `u16` that must exceed 999 at 1024
+/// (`00 04`: the high byte cannot go lower alone); by value it is 1000. Not
+/// a `u32` of 2^24 or more: that is how a derived enum's variant tag reads
+/// once its bytes are lowered (`00 00 00 d6`), and its smallest value
+/// (`56 55 55 d5`) is no simpler to read, only longer to find.
+pub(crate) fn lower_late(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let derived = !sh.best().examples.is_empty();
+    lower_draw(sh, chooser, |draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24))
+}
+
+/// Lowers a numeric draw that `wanted` accepts (with its value).
+fn lower_draw(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, wanted: impl Fn(&Draw, u64) -> bool) -> StepResult {
     let tc = sh.shared();
     let value = |i: usize| tc.draws[i].value(&tc.bytes).and_then(|v| u64::try_from(v).ok());
-    let n = if tc.examples.is_empty() { tc.draws.len() } else { 0 };
-    let i = chooser.choose(n, |i| value(i).is_some_and(|v| v != 0))?;
+    let i = chooser.choose(tc.draws.len(), |i| value(i).is_some_and(|v| v != 0 && wanted(&tc.draws[i], v)))?;
     let (draw, current) = (&tc.draws[i], value(i).expect("chosen for its value"));
     let build = |v: u64| replace_ranges(&tc.bytes, &[(draw.span.clone(), &draw.encode(u128::from(v)))]);
     if current > 1 && !sh.consider_typed(build(0))? && sh.consider_typed(build(1))? {
@@ -127,6 +144,28 @@ mod tests {
         let result = run("delete-draw-periods", &input, oracle);
         assert_eq!(result, [[1, 39, 0, 0, 0, 0, 0, 0, 0], [1, 40, 0, 0, 0, 0, 0, 0, 0]].concat());
         assert!(tests <= 20, "{tests} tests");
+    }
+
+    #[test]
+    fn late_lowers_a_derived_values_integer_by_value_but_not_a_variant_tag() {
+        // A derived value: a u32 variant tag, then a u16 that must exceed 999.
+        let oracle = |input: &[u8]| {
+            if input.len() != 6 {
+                return Verdict::Boring;
+            }
+            let tag = u32::from_le_bytes([input[0], input[1], input[2], input[3]]);
+            let quantity = u16::from_le_bytes([input[4], input[5]]);
+            if (u64::from(tag) * 6) >> 32 == 5 && quantity > 999 {
+                let whole = Example::new(0..6, 6..6, "Rec", 0);
+                let tag = Example::new(0..4, 6..6, "draw:le:4", 1);
+                Verdict::Interesting(vec![whole, tag, Example::new(4..6, 6..6, "draw:le:2", 1)])
+            } else {
+                Verdict::Boring
+            }
+        };
+        // 1024 is where byte lowering stops: `00 03` (768) fails.
+        let result = run("lower-draws-late", &[0, 0, 0, 0xd6, 0x00, 0x04], oracle);
+        assert_eq!(result, [0, 0, 0, 0xd6, 0xe8, 0x03], "the tag as it was, the quantity 1000");
     }
 
     #[test]

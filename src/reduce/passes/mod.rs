@@ -73,6 +73,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
+    PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
     PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },
 ];

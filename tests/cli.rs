@@ -618,7 +618,7 @@ fn harness_mode_with_an_unknown_target_lists_the_known_ones() {
     let sample = Sample::copy("tlv");
     let assert = tool().current_dir(root()).arg("no-such-target").arg(&sample.crash).assert().code(4);
     assert_stderr_contains(&assert, "no fuzz target named `no-such-target`");
-    assert_stderr_contains(&assert, "nest, rle, scene, tlv, triage, vm");
+    assert_stderr_contains(&assert, "nest, orders, rle, scene, tlv, triage, vm");
 }
 
 #[test]
@@ -802,7 +802,7 @@ fn assert_stderr_contains(assert: &Assert, needle: &str) {
 // ---- Structure on and off, on the typed samples (`cargo bench --bench structure` measures the tests).
 
 /// The typed samples: replayed by the harness built from `fuzz/`, not by `planted-replay`.
-const TYPED_SAMPLES: [&str; 4] = ["commands", "config", "deep_tree", "scene"];
+const TYPED_SAMPLES: [&str; 5] = ["commands", "config", "deep_tree", "orders", "scene"];
 
 /// What the harness's `arbitrary` decodes `file` to, `{:#?}`-rendered (cargo-fuzz's `RUST_LIBFUZZER_DEBUG_PATH`).
 fn decoded_value(harness: &Path, file: &Path) -> String {
@@ -825,7 +825,7 @@ fn from_hex(hex: &str) -> Vec<u8> {
 
 #[test]
 fn with_structure_the_typed_samples_minimize_to_their_known_minimal_values() {
-    for target in ["deep_tree", "config", "commands"] {
+    for target in ["deep_tree", "config", "commands", "orders"] {
         let sample = Sample::copy(target);
         let run = minimize_with_harness(&sample, &[]);
         let location = &sample.expected["location"];

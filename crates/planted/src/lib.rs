@@ -24,6 +24,7 @@ pub mod image;
 pub mod indexed;
 pub mod lists;
 pub mod nest;
+pub mod orders;
 pub mod rle;
 pub mod scene;
 pub mod tlv;

@@ -38,6 +38,45 @@ pub(crate) fn delete_periods(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -
     Ok(())
 }
 
+/// Chooses a "one more element" flag (a one-byte draw reading `true`) whose
+/// element is made of draws alone (a `String`, a number: no derived value
+/// starts before the next one-byte draw) and deletes the flag with every
+/// draw of its element, front and back (a string's length is at the back),
+/// then as many following elements as stay interesting. `delete-examples`
+/// deletes derived elements; these have no example of their own, and cutting
+/// the front alone leaves their lengths behind (`tags: ["", ""]`).
+pub(crate) fn delete_leaf_elements(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let flag = |i: usize| {
+        let d = &tc.draws[i];
+        d.kind == DrawKind::Int { width: 1 } && d.span.len() == 1 && d.value(&tc.bytes).is_some_and(|v| v % 2 == 1)
+    };
+    let next_flag = |i: usize| (i + 1..tc.draws.len()).find(|&j| tc.draws[j].kind == DrawKind::Int { width: 1 });
+    let leaf = |i: usize, end: usize| {
+        let (from, to) = (tc.draws[i].span.start, tc.draws[end].span.start);
+        !tc.examples.iter().any(|e| !e.front.is_empty() && e.front.start > from && e.front.start < to)
+    };
+    let n = tc.draws.len();
+    // From the first flag on (the chooser counts down), so a run goes forward.
+    let c = chooser.choose(n, |c| flag(n - 1 - c) && next_flag(n - 1 - c).is_some_and(|end| leaf(n - 1 - c, end)))?;
+    let first = n - 1 - c;
+    let deleted = grow(sh, |k| {
+        // The k elements: from `first` up to the k-th flag after it, each one a flag and leaves.
+        let mut at = first;
+        for _ in 0..k {
+            let end = next_flag(at).filter(|&end| flag(at) && leaf(at, end))?;
+            at = end;
+        }
+        let edits: Vec<(std::ops::Range<usize>, &[u8])> =
+            tc.draws[first..at].iter().map(|d| (d.span.clone(), &[][..])).collect();
+        Some(replace_ranges(&tc.bytes, &edits))
+    })?;
+    if deleted > 0 {
+        chooser.resume_at(vec![c]);
+    }
+    Ok(())
+}
+
 /// Where the `k`-th draw after draw `i` of the same kind starts (the end of
 /// the input when the data ran out before it: an empty span at the end).
 fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {

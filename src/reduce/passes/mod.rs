@@ -61,6 +61,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
+    PassDef { name: "delete-leaf-elements", tier: Tier::Shrink, guarantee: false, step: draws::delete_leaf_elements },
     PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },

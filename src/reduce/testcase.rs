@@ -126,6 +126,13 @@ impl TestCase {
         self.bytes.len()
     }
 
+    /// Whether draws alone describe it: primitive reads recorded, no derived
+    /// value (a `Vec<u64>`). Byte-format guesses (length fields, chunks)
+    /// have nothing to find there that the draw passes miss.
+    pub fn draws_only(&self) -> bool {
+        self.examples.is_empty() && !self.draws.is_empty()
+    }
+
     /// Whether the input is empty.
     pub fn is_empty(&self) -> bool {
         self.bytes.is_empty()

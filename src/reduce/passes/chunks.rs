@@ -14,6 +14,9 @@ const COARSE_MIN_LEN: usize = 64;
 /// Chooses a chunk size (a power of two, largest first) and a chunk, and
 /// deletes it.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    if sh.best().draws_only() {
+        return Err(Halt::Dead);
+    }
     delete_chunk(sh, chooser, usize::MAX)
 }
 

@@ -7,7 +7,7 @@
 //! either endianness) and try the sizes they imply.
 
 use super::super::choice::Chooser;
-use super::super::shrinker::{Shrinker, StepResult};
+use super::super::shrinker::{Halt, Shrinker, StepResult};
 use super::super::testcase::{delete_range, replace_ranges};
 use super::grow;
 
@@ -53,6 +53,9 @@ fn record_sizes(bytes: &[u8], start: usize) -> Vec<usize> {
 /// Chooses a start (from the end) and a record size suggested by the bytes
 /// there, and deletes exactly that many bytes.
 pub(crate) fn delete_records(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    if sh.best().draws_only() {
+        return Err(Halt::Dead);
+    }
     let bytes = sh.best().bytes.clone();
     let start = chooser.choose(bytes.len(), |s| !record_sizes(&bytes, s).is_empty())?;
     let sizes = record_sizes(&bytes, start);
@@ -65,6 +68,9 @@ pub(crate) fn delete_records(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -
 /// the payload it announces, then lowers the field by `d` while deleting `d`
 /// payload bytes there, for the largest `d` that stays interesting.
 pub(crate) fn shrink_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    if sh.best().draws_only() {
+        return Err(Halt::Dead);
+    }
     let bytes = sh.best().bytes.clone();
     let fits = |at: usize, (width, little): (usize, bool)| {
         read(&bytes, at, width, little).is_some_and(|v| v > 0 && v <= (bytes.len() - at - width) as u64)

@@ -11,121 +11,141 @@ type Case = (String, Pure, Vec<u8>);
 
 /// A random predicate and an input it accepts.
 fn random_case(rng: &mut fastrand::Rng) -> Case {
-    let alphabet: Vec<u8> = (0..rng.usize(2..8)).map(|_| rng.u8(..)).collect();
-    let noise = |rng: &mut fastrand::Rng, len: usize| -> Vec<u8> {
-        (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect()
-    };
+    let alphabet = Alphabet((0..rng.usize(2..8)).map(|_| rng.u8(..)).collect());
     let len = rng.usize(10..300);
     match rng.u8(..7) {
-        6 => {
-            // Structured like `arbitrary`: operations with lengths read from the
-            // back, and a condition on one of the decoded operations.
-            use crate::synthetic::{decode_ops, flatten_ops, noisy_ops, Op};
-            let input = noisy_ops(rng.u64(..), rng.usize(20..400));
-            let (ops, _) = decode_ops(&input);
-            let flat = flatten_ops(&ops);
-            if flat.is_empty() {
-                return random_case(rng);
-            }
-            let target = flat[rng.usize(..flat.len())].clone();
-            let wanted = move |op: &Op| match (op, &target) {
-                (Op::Push(x), Op::Push(t)) => *x >= t / 2,
-                (Op::Name(n), Op::Name(t)) => t.chars().next().is_none_or(|c| n.contains(c)),
-                (Op::Blob(b), Op::Blob(t)) => b.len() >= t.len() / 2,
-                (Op::Pop, Op::Pop) => true,
-                (Op::Nested(n), Op::Nested(t)) => n.len() >= t.len().min(2),
-                _ => false,
-            };
-            let oracle = move |s: &[u8]| {
-                let (ops, examples) = decode_ops(s);
-                if flatten_ops(&ops).into_iter().any(&wanted) {
-                    Verdict::Interesting(examples)
-                } else {
-                    Verdict::Boring
-                }
-            };
-            ("ops with a condition on one operation".to_string(), Box::new(oracle), input)
-        }
-        0 => {
-            // An ordered subsequence.
-            let pattern: Vec<u8> = (0..rng.usize(1..5)).map(|_| rng.u8(..)).collect();
-            let mut input = noise(rng, len);
-            let mut at = 0;
-            for &b in &pattern {
-                at = rng.usize(at..=input.len());
-                input.insert(at, b);
-                at += 1;
-            }
-            let p = pattern.clone();
-            (format!("subsequence {p:?}"), Box::new(move |s: &[u8]| Verdict::from_bool(is_subsequence(&p, s))), input)
-        }
-        1 => {
-            // At least k bytes below a threshold.
-            let threshold = rng.u8(1..=255);
-            let k = rng.usize(1..6);
-            let mut input = noise(rng, len);
-            for _ in 0..k {
-                let at = rng.usize(..=input.len());
-                input.insert(at, rng.u8(..threshold));
-            }
-            let pred = move |s: &[u8]| s.iter().filter(|&&b| b < threshold).count() >= k;
-            (format!("{k} bytes < {threshold}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
-        }
-        2 => {
-            // A byte sum threshold: lowering and deletion fight.
-            let input = noise(rng, len);
-            let total: u64 = input.iter().map(|&b| u64::from(b)).sum();
-            let target = total / rng.u64(2..20);
-            let pred = move |s: &[u8]| s.iter().map(|&b| u64::from(b)).sum::<u64>() >= target.max(1);
-            (format!("sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
-        }
-        3 => {
-            // Not monotone: a marker byte, and a length condition.
-            let marker = rng.u8(..);
-            let modulus = rng.usize(2..5);
-            let mut input = noise(rng, len);
-            input.push(marker);
-            while input.len() % modulus == 0 {
-                input.push(alphabet[0]);
-            }
-            let pred = move |s: &[u8]| s.contains(&marker) && s.len() % modulus != 0;
-            (format!("{marker} and len % {modulus} != 0"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
-        }
-        4 => {
-            // A position-dependent pair: a[i] + a[i+1] large somewhere.
-            let target = rng.u16(2..400);
-            let mut input = noise(rng, len);
-            let at = rng.usize(..input.len());
-            input.insert(at, 255);
-            input.insert(at, 255);
-            let pred = move |s: &[u8]| s.windows(2).any(|w| u16::from(w[0]) + u16::from(w[1]) >= target);
-            (format!("pair sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
-        }
-        _ => {
-            // Structured: a flagged list whose elements must hold enough large values.
-            let t = rng.u8(..200);
-            let k = rng.usize(1..4);
-            let mut input = Vec::new();
-            for _ in 0..rng.usize(k..40) {
-                input.extend([1 | rng.u8(..) << 1, rng.u8(..)]);
-            }
-            for _ in 0..k {
-                let at = rng.usize(..=input.len() / 2) * 2;
-                input.splice(at..at, [1, rng.u8(t..=255)]);
-            }
-            input.push(0);
-            input.extend(noise(rng, 10));
-            let oracle = move |s: &[u8]| {
-                let (elements, examples) = flagged_list(s);
-                if elements.iter().filter(|&&e| e >= t).count() >= k {
-                    Verdict::Interesting(examples)
-                } else {
-                    Verdict::Boring
-                }
-            };
-            (format!("list with {k} elements >= {t}"), Box::new(oracle), input)
-        }
+        6 => ops_case(rng).unwrap_or_else(|| random_case(rng)),
+        0 => subsequence_case(rng, &alphabet, len),
+        1 => bytes_below_case(rng, &alphabet, len),
+        2 => sum_case(rng, &alphabet, len),
+        3 => marker_case(rng, &alphabet, len),
+        4 => pair_case(rng, &alphabet, len),
+        _ => list_case(rng, &alphabet),
     }
+}
+
+/// The few byte values a case's noise is made of.
+struct Alphabet(Vec<u8>);
+
+impl Alphabet {
+    fn noise(&self, rng: &mut fastrand::Rng, len: usize) -> Vec<u8> {
+        (0..len).map(|_| self.0[rng.usize(..self.0.len())]).collect()
+    }
+}
+
+/// Structured like `arbitrary`: operations with lengths read from the back,
+/// and a condition on one of the decoded operations (`None`: no operation).
+fn ops_case(rng: &mut fastrand::Rng) -> Option<Case> {
+    use crate::synthetic::{decode_ops, flatten_ops, noisy_ops, Op};
+    let input = noisy_ops(rng.u64(..), rng.usize(20..400));
+    let (ops, _) = decode_ops(&input);
+    let flat = flatten_ops(&ops);
+    if flat.is_empty() {
+        return None;
+    }
+    let target = flat[rng.usize(..flat.len())].clone();
+    let wanted = move |op: &Op| match (op, &target) {
+        (Op::Push(x), Op::Push(t)) => *x >= t / 2,
+        (Op::Name(n), Op::Name(t)) => t.chars().next().is_none_or(|c| n.contains(c)),
+        (Op::Blob(b), Op::Blob(t)) => b.len() >= t.len() / 2,
+        (Op::Pop, Op::Pop) => true,
+        (Op::Nested(n), Op::Nested(t)) => n.len() >= t.len().min(2),
+        _ => false,
+    };
+    let oracle = move |s: &[u8]| {
+        let (ops, examples) = decode_ops(s);
+        if flatten_ops(&ops).into_iter().any(&wanted) {
+            Verdict::Interesting(examples)
+        } else {
+            Verdict::Boring
+        }
+    };
+    Some(("ops with a condition on one operation".to_string(), Box::new(oracle), input))
+}
+
+/// An ordered subsequence.
+fn subsequence_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let pattern: Vec<u8> = (0..rng.usize(1..5)).map(|_| rng.u8(..)).collect();
+    let mut input = alphabet.noise(rng, len);
+    let mut at = 0;
+    for &b in &pattern {
+        at = rng.usize(at..=input.len());
+        input.insert(at, b);
+        at += 1;
+    }
+    let p = pattern.clone();
+    (format!("subsequence {p:?}"), Box::new(move |s: &[u8]| Verdict::from_bool(is_subsequence(&p, s))), input)
+}
+
+/// At least k bytes below a threshold.
+fn bytes_below_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let threshold = rng.u8(1..=255);
+    let k = rng.usize(1..6);
+    let mut input = alphabet.noise(rng, len);
+    for _ in 0..k {
+        let at = rng.usize(..=input.len());
+        input.insert(at, rng.u8(..threshold));
+    }
+    let pred = move |s: &[u8]| s.iter().filter(|&&b| b < threshold).count() >= k;
+    (format!("{k} bytes < {threshold}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+}
+
+/// A byte sum threshold: lowering and deletion fight.
+fn sum_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let input = alphabet.noise(rng, len);
+    let total: u64 = input.iter().map(|&b| u64::from(b)).sum();
+    let target = total / rng.u64(2..20);
+    let pred = move |s: &[u8]| s.iter().map(|&b| u64::from(b)).sum::<u64>() >= target.max(1);
+    (format!("sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+}
+
+/// Not monotone: a marker byte, and a length condition.
+fn marker_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let marker = rng.u8(..);
+    let modulus = rng.usize(2..5);
+    let mut input = alphabet.noise(rng, len);
+    input.push(marker);
+    while input.len() % modulus == 0 {
+        input.push(alphabet.0[0]);
+    }
+    let pred = move |s: &[u8]| s.contains(&marker) && s.len() % modulus != 0;
+    (format!("{marker} and len % {modulus} != 0"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+}
+
+/// A position-dependent pair: a[i] + a[i+1] large somewhere.
+fn pair_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let target = rng.u16(2..400);
+    let mut input = alphabet.noise(rng, len);
+    let at = rng.usize(..input.len());
+    input.insert(at, 255);
+    input.insert(at, 255);
+    let pred = move |s: &[u8]| s.windows(2).any(|w| u16::from(w[0]) + u16::from(w[1]) >= target);
+    (format!("pair sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+}
+
+/// Structured: a flagged list whose elements must hold enough large values.
+fn list_case(rng: &mut fastrand::Rng, alphabet: &Alphabet) -> Case {
+    let t = rng.u8(..200);
+    let k = rng.usize(1..4);
+    let mut input = Vec::new();
+    for _ in 0..rng.usize(k..40) {
+        input.extend([1 | rng.u8(..) << 1, rng.u8(..)]);
+    }
+    for _ in 0..k {
+        let at = rng.usize(..=input.len() / 2) * 2;
+        input.splice(at..at, [1, rng.u8(t..=255)]);
+    }
+    input.push(0);
+    input.extend(alphabet.noise(rng, 10));
+    let oracle = move |s: &[u8]| {
+        let (elements, examples) = flagged_list(s);
+        if elements.iter().filter(|&&e| e >= t).count() >= k {
+            Verdict::Interesting(examples)
+        } else {
+            Verdict::Boring
+        }
+    };
+    (format!("list with {k} elements >= {t}"), Box::new(oracle), input)
 }
 
 fn is_subsequence(pattern: &[u8], s: &[u8]) -> bool {

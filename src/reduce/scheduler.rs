@@ -199,7 +199,7 @@ impl Scheduler {
                 return Err(stop);
             }
             if sh.wants_prediction() > 0 {
-                self.predict(sh, (p, exhaustive), (!exhaustive).then(|| max_failures - failures), then);
+                self.predict(sh, p, (!exhaustive).then(|| max_failures - failures), then);
             }
             let tests = sh.stats.tests;
             self.step(sh, p)?;
@@ -236,13 +236,7 @@ impl Scheduler {
     /// Predicts the candidates the next steps try if every one fails: pass
     /// `p`'s own (with `failures_left` failing steps before it yields), then
     /// the passes in `then`; hands them to the oracle to test at once.
-    fn predict(
-        &self,
-        sh: &mut Shrinker<'_>,
-        (p, _): (usize, bool),
-        failures_left: Option<u32>,
-        then: &[(usize, bool)],
-    ) {
+    fn predict(&self, sh: &mut Shrinker<'_>, p: usize, failures_left: Option<u32>, then: &[(usize, bool)]) {
         let max_failures = sh.options().max_failures.max(1);
         let position = |q: usize, failures_left: Option<u32>| {
             let pass = &self.passes[q];

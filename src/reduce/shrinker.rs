@@ -135,7 +135,7 @@ impl<'a> Shrinker<'a> {
     /// than the best so far and was never run before. Returns whether it
     /// became the new best.
     pub(crate) fn consider(&mut self, candidate: Vec<u8>) -> Result<bool, Halt> {
-        let better = shortlex(&candidate, &self.best.bytes).is_lt();
+        let better = self.better(&candidate, false);
         self.run_if(candidate, better)
     }
 
@@ -144,8 +144,18 @@ impl<'a> Shrinker<'a> {
     /// for 512, though `f4 01` is larger than `00 02` byte for byte). Only
     /// those passes use it, so every other pass moves as it does without draws.
     pub(crate) fn consider_typed(&mut self, candidate: Vec<u8>) -> Result<bool, Halt> {
-        let better = typed_order(&candidate, &self.best.bytes, &self.best.draws).is_lt();
+        let better = self.better(&candidate, true);
         self.run_if(candidate, better)
+    }
+
+    /// Whether `candidate` is strictly better than the best so far: shortlex,
+    /// or `typed`, in the typed order.
+    fn better(&self, candidate: &[u8], typed: bool) -> bool {
+        if typed {
+            typed_order(candidate, &self.best.bytes, &self.best.draws).is_lt()
+        } else {
+            shortlex(candidate, &self.best.bytes).is_lt()
+        }
     }
 
     fn run_if(&mut self, candidate: Vec<u8>, better: bool) -> Result<bool, Halt> {
@@ -230,7 +240,7 @@ impl<'a> Shrinker<'a> {
     pub(crate) fn end_prediction(&mut self, saved: Stats) {
         self.stats = saved;
         let Some(dry) = self.dry.take() else { return };
-        self.run_ahead(dry.candidates);
+        self.run_ahead(dry.candidates, false);
     }
 
     /// Tests `candidates` at once when the oracle can and nothing runs ahead
@@ -243,18 +253,12 @@ impl<'a> Shrinker<'a> {
         let kept: Vec<Vec<u8>> = candidates
             .into_iter()
             .filter(|c| {
-                let better = if typed {
-                    typed_order(c, &self.best.bytes, &self.best.draws).is_lt()
-                } else {
-                    shortlex(c, &self.best.bytes).is_lt()
-                };
                 let key = hash(c);
-                better && !self.seen.contains(&key) && keys.insert(key)
+                self.better(c, typed) && !self.seen.contains(&key) && keys.insert(key)
             })
             .take(limit)
             .collect();
-        self.run_ahead(kept);
-        self.hinted = true;
+        self.run_ahead(kept, true);
     }
 
     /// A step ends: what it guessed and did not reach is dropped, so the
@@ -267,13 +271,14 @@ impl<'a> Shrinker<'a> {
     }
 
     /// Hands `candidates` to the oracle to test at once (two or more; fewer
-    /// are left to the serial run), expecting them in this order.
-    fn run_ahead(&mut self, candidates: Vec<Vec<u8>>) {
+    /// are left to the serial run), expecting them in this order; `hinted`:
+    /// a step's own guesses, dropped when the step ends.
+    fn run_ahead(&mut self, candidates: Vec<Vec<u8>>, hinted: bool) {
         if candidates.len() < 2 {
             return;
         }
         self.ahead = candidates.iter().map(|c| hash(c)).collect();
-        self.hinted = false;
+        self.hinted = hinted;
         self.stats.speculation.run += candidates.len() as u64;
         self.stats.speculation.batches += 1;
         self.oracle.prefetch(&candidates);
@@ -326,6 +331,7 @@ fn configured(mut tc: TestCase, options: &ReduceOptions) -> TestCase {
     }
     tc
 }
+
 fn hash(bytes: &[u8]) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
 }

@@ -252,8 +252,7 @@ fn corpus_options(cli: Cli) -> Result<Options, Failure> {
     if !dir.is_dir() {
         return Err(Failure::usage(anyhow!("the corpus {} is not a directory", dir.display())));
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = cli.workers.map_or(cores, |w| w as usize);
+    let workers = cli.workers.map_or_else(cores, |w| w as usize);
     let project = project_options(&cli)?;
     let mode = Mode::Harness { target, project };
     Ok(Options { mode, corpus: Some(CorpusOptions { dir, workers }), ..common(cli)? })
@@ -352,9 +351,14 @@ fn batch_options(cli: &Cli, paths: Vec<PathBuf>, has_target: bool) -> Result<Bat
         return Err(Failure::usage(anyhow!("give the output directory with -o DIR")));
     }
     let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let workers = cli.workers.map_or(cores, |w| w as usize);
+    let workers = cli.workers.map_or_else(cores, |w| w as usize);
     Ok(BatchOptions { artifacts, paths, each: cli.each, workers, shard, merge: cli.merge })
+}
+
+/// The cores this process may use (1 when unknown): the default number of
+/// workers, and of tests at once for a slow target.
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit

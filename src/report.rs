@@ -260,8 +260,7 @@ impl DrawSummary {
                     DrawKind::Len => ("len", None),
                     DrawKind::Bytes => ("bytes", None),
                 };
-                let bytes = best.bytes.get(d.span.clone()).unwrap_or_default();
-                let hex = bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ");
+                let hex = hex(best.bytes.get(d.span.clone()).unwrap_or_default());
                 DrawSummary { kind, width, span: [d.span.start, d.span.end], hex, value: d.value(&best.bytes) }
             })
             .collect()
@@ -271,9 +270,6 @@ impl DrawSummary {
 impl ExampleSummary {
     /// The examples of a test case.
     pub fn of(best: &crate::reduce::TestCase) -> Vec<ExampleSummary> {
-        let hex = |range: &std::ops::Range<usize>| {
-            best.bytes[range.clone()].iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
-        };
         best.examples
             .iter()
             .map(|e| ExampleSummary {
@@ -281,9 +277,14 @@ impl ExampleSummary {
                 depth: e.depth,
                 front: [e.front.start, e.front.end],
                 back: [e.back.start, e.back.end],
-                front_hex: hex(&e.front),
-                back_hex: hex(&e.back),
+                front_hex: hex(&best.bytes[e.front.clone()]),
+                back_hex: hex(&best.bytes[e.back.clone()]),
             })
             .collect()
     }
+}
+
+/// Bytes as space-separated hex pairs (`3a 2f 2f`).
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
 }

@@ -178,15 +178,7 @@ const SLOW_RUN: Duration = Duration::from_millis(1);
 
 /// How many candidates to test at once: as asked, else every core for a slow target.
 fn parallel_width(asked: Option<usize>, run: Duration) -> usize {
-    asked.unwrap_or_else(
-        || {
-            if run >= SLOW_RUN {
-                std::thread::available_parallelism().map_or(1, |n| n.get())
-            } else {
-                1
-            }
-        },
-    )
+    asked.unwrap_or_else(|| if run >= SLOW_RUN { crate::options::cores() } else { 1 })
 }
 
 /// Starts lanes until `lanes` has `width`; one that cannot start is warned

@@ -6,7 +6,7 @@
 //! the two are far apart, so no deletion of a span does it; this pass does.
 
 use super::super::choice::Chooser;
-use super::super::draws::DrawKind;
+use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::replace_ranges;
 use super::grow;
@@ -17,10 +17,8 @@ use super::grow;
 /// each time as the bytes left.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let pairs: Vec<usize> = (1..tc.draws.len())
-        .filter(|&i| tc.draws[i - 1].kind == DrawKind::Len && tc.draws[i].kind == DrawKind::Bytes)
-        .filter(|&i| !tc.draws[i].span.is_empty() && tc.draws[i - 1].span.len() <= 8)
-        .collect();
+    let pairs: Vec<usize> =
+        contents(&tc.draws).filter(|&i| !tc.draws[i].span.is_empty() && tc.draws[i - 1].span.len() <= 8).collect();
     let i = pairs[chooser.choose(pairs.len(), |_| true)?];
     let (len, contents) = (&tc.draws[i - 1], &tc.draws[i]);
     let from_back = chooser.choose(2, |_| true)? == 1;
@@ -46,8 +44,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// length then says what it means.
 pub(crate) fn exact_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let pairs: Vec<usize> = (1..tc.draws.len())
-        .filter(|&i| tc.draws[i - 1].kind == DrawKind::Len && tc.draws[i].kind == DrawKind::Bytes)
+    let pairs: Vec<usize> = contents(&tc.draws)
         .filter(|&i| {
             let size = tc.draws[i].span.len() as u128;
             let len = &tc.draws[i - 1];
@@ -58,6 +55,12 @@ pub(crate) fn exact_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
     let (len, size) = (&tc.draws[i - 1], tc.draws[i].span.len());
     sh.consider(replace_ranges(&tc.bytes, &[(len.span.clone(), &len.encode(size as u128))]))?;
     Ok(())
+}
+
+/// The contents draws read right after their length (`draws[i - 1]` is
+/// the length of `draws[i]`), by index.
+fn contents(draws: &[Draw]) -> impl Iterator<Item = usize> + '_ {
+    (1..draws.len()).filter(|&i| draws[i - 1].kind == DrawKind::Len && draws[i].kind == DrawKind::Bytes)
 }
 
 #[cfg(test)]

@@ -35,6 +35,9 @@
 //! is built). cmin runs each input once; ours shrinks every kept input, so it
 //! takes minutes where cmin takes a fraction of a second.
 
+#[path = "support/table.rs"]
+mod table;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -475,12 +478,7 @@ fn print_table(rows: &[Row]) {
         "ours",
         "ours ⊇ original",
     ];
-    println!("\n| {} |", headers.join(" | "));
-    let align: Vec<&str> = headers.iter().enumerate().map(|(i, _)| if i == 0 { "---" } else { "--:" }).collect();
-    println!("|{}|", align.join("|"));
-    for cells in rows.iter().map(cells).chain([totals(rows)]) {
-        println!("| {} |", cells.join(" | "));
-    }
+    table::print(&headers, rows.iter().map(cells).chain([totals(rows)]));
     println!();
     for note in rows.iter().flat_map(notes) {
         println!("- {note}");

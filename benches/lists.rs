@@ -26,12 +26,16 @@
 //! `cargo test --benches` does) it only lists the conditions and checks the
 //! encoding.
 
+#[path = "support/summary.rs"]
+mod summary;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use arbitrary::{Arbitrary, Unstructured};
 use planted::lists::{Condition, CONDITIONS};
 use serde_json::Value;
+use summary::json_summary;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -137,16 +141,8 @@ fn minimize(condition: &Condition, input: &Path, output: &Path, reducer: &Reduce
         .arg(input)
         .output()
         .expect("run cargo-minimize-crash");
-    assert!(
-        out.status.success(),
-        "minimizing {} with {} ({:?}) failed ({}):\n{}",
-        input.display(),
-        condition.target,
-        reducer.args,
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("--json prints a JSON summary")
+    let what = format!("minimizing {} with {} ({:?})", input.display(), condition.target, reducer.args);
+    json_summary(&out, &what)
 }
 
 /// Runs one configuration on one list and adds what it did to `tally`.

@@ -24,12 +24,15 @@
 mod expected;
 #[path = "support/stack.rs"]
 mod stack;
+#[path = "support/summary.rs"]
+mod summary;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use summary::json_summary;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -104,14 +107,7 @@ fn minimize(sample: &Sample, output: &Path, work_ms: &str, extra: &[&str]) -> Ru
     let start = Instant::now();
     let out = command.output().expect("run cargo-minimize-crash");
     let wall = start.elapsed();
-    assert!(
-        out.status.success(),
-        "minimizing {} {extra:?} failed ({}):\n{}",
-        sample.target,
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary = serde_json::from_slice(&out.stdout).expect("--json prints a JSON summary");
+    let summary = json_summary(&out, &format!("minimizing {} {extra:?}", sample.target));
     let result = std::fs::read(output).expect("the result file");
     Run { summary, wall, result }
 }

@@ -19,6 +19,8 @@
 #[path = "support/expected.rs"]
 #[allow(dead_code)] // this bench does not need every field
 mod expected;
+#[path = "support/summary.rs"]
+mod summary;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use expected::{sample_dirs, SampleDir};
+use summary::json_summary;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -72,14 +75,7 @@ fn minimize(sample: &Sample, output: &Path, extra: &[&str]) -> Value {
         .arg(&sample.crash)
         .output()
         .expect("run cargo-minimize-crash");
-    assert!(
-        out.status.success(),
-        "minimizing {} {extra:?} failed ({}):\n{}",
-        sample.target,
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("--json prints a JSON summary")
+    json_summary(&out, &format!("minimizing {} {extra:?}", sample.target))
 }
 
 fn run_of(summary: &Value) -> Run {

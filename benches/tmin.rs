@@ -80,6 +80,8 @@
 mod expected;
 #[path = "support/stack.rs"]
 mod stack;
+#[path = "support/table.rs"]
+mod table;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -627,12 +629,7 @@ fn print_table(rows: &[Row]) {
         "time ours/tmin",
         "goals",
     ];
-    println!("\n| {} |", headers.join(" | "));
-    let align: Vec<&str> = headers.iter().enumerate().map(|(i, _)| if i == 0 { "---" } else { "--:" }).collect();
-    println!("|{}|", align.join("|"));
-    for cells in rows.iter().map(cells).chain([totals(rows)]) {
-        println!("| {} |", cells.join(" | "));
-    }
+    table::print(&headers, rows.iter().map(cells).chain([totals(rows)]));
 }
 
 fn yes_no(ok: bool) -> &'static str {

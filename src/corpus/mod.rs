@@ -64,9 +64,9 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
         Store::open(output, &corpus.dir, &setup.harness.scratch_dir, &setup.build_id()?).or_exit(Exit::Usage)?;
     let mut status = Status::new(Display::choose(options.quiet));
     // Bytes are what a corpus costs: lowering values of the same size would only spend tests.
-    // No draws: the coverage build compiles `arbitrary` without the draw recorder
-    // (its instrumented wrappers would add features libFuzzer never sees).
-    let reduce = ReduceOptions { lowering: false, draws: false, ..crate::run::reduce_options(options, interrupt) };
+    // Draws stay on (unless --no-draws): deleting a typed element with its length at the back
+    // and shrinking strings take them (config's corpus: 21,215 bytes without, 11,596 with).
+    let reduce = ReduceOptions { lowering: false, ..crate::run::reduce_options(options, interrupt) };
     let work = CorpusWork { setup: &setup, reduce, interrupt };
     let (measured, required, rounds) =
         crate::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {

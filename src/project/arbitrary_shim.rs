@@ -18,9 +18,7 @@
 //!   can sit next to the stand-in; dev-dependencies and targets dropped; its
 //!   `Unstructured` patched ([`super::draw_patch`]) so that every primitive
 //!   read is recorded too, as a leaf example labelled `draw:*`, which needs
-//!   the runtime as a dependency of the copy as well (except in the coverage
-//!   build, whose `--cfg cmc_coverage`, declared to the copy's `check-cfg`,
-//!   compiles the crate's own methods);
+//!   the runtime as a dependency of the copy as well;
 //! - `arbitrary-<v>/`: the stand-in, named `arbitrary` at the locked version
 //!   `<v>` (else cargo ignores the patch) with one feature per feature of the
 //!   real crate (`derive`, and the implicit `derive_arbitrary`; a missing one
@@ -180,7 +178,6 @@ pub fn write_shim(source: &Path, scratch: &Path, runtime: &Path) -> Result<Arbit
         if let Some(dependencies) = dependencies.as_table_like_mut() {
             dependencies.insert("cmc_runtime", toml_edit::value(runtime_dependency(runtime)));
         }
-        declare_coverage_cfg(&mut manifest);
     }
     fs::create_dir_all(&real_dir).with_context(|| format!("cannot create {}", real_dir.display()))?;
     write_if_changed(&real_dir.join("Cargo.toml"), manifest.to_string().as_bytes())?;
@@ -237,21 +234,6 @@ fn real_manifest(manifest: &mut DocumentMut, real: &str) {
     }
     for key in ["dev-dependencies", "dev_dependencies", "workspace", "example", "test", "bench"] {
         manifest.remove(key);
-    }
-}
-
-/// Declares the coverage build's `--cfg` ([`draw_patch::COVERAGE_CFG`]) to
-/// the copy's `unexpected_cfgs` check (cargo's `check-cfg`), so the patched
-/// `cfg` attributes are expected ones, whatever the crate's own lint levels.
-fn declare_coverage_cfg(manifest: &mut DocumentMut) {
-    let mut lint = InlineTable::new();
-    lint.insert("level", "warn".into());
-    let check_cfg: Array = [format!("cfg({})", draw_patch::COVERAGE_CFG)].into_iter().collect();
-    lint.insert("check-cfg", check_cfg.into());
-    let lints = manifest.entry("lints").or_insert_with(|| Item::Table(Table::new()));
-    let rust = lints.as_table_like_mut().map(|lints| lints.entry("rust").or_insert(Item::Table(Table::new())));
-    if let Some(rust) = rust.and_then(Item::as_table_like_mut) {
-        rust.entry("unexpected_cfgs").or_insert(toml_edit::value(lint));
     }
 }
 
@@ -491,8 +473,6 @@ version = "0.1.0"
         assert_eq!(real["dependencies"]["derive_arbitrary"]["version"].as_str(), Some("~1.5.0"));
         assert!(shim.draws);
         assert_eq!(real["dependencies"]["cmc_runtime"]["path"].as_str(), Some("/opt/runtime"));
-        let check_cfg = real["lints"]["rust"]["unexpected_cfgs"]["check-cfg"].as_array().unwrap();
-        assert_eq!(check_cfg.iter().map(|c| c.as_str().unwrap()).collect::<Vec<_>>(), ["cfg(cmc_coverage)"]);
         let unstructured = fs::read_to_string(shim.real_dir.join(UNSTRUCTURED)).unwrap();
         assert_eq!(Some(unstructured), draw_patch::patch(draw_patch::FAKE_UNSTRUCTURED));
         assert!(!shim.real_dir.join("Cargo.toml.orig").exists());

@@ -10,11 +10,11 @@ use anyhow::{anyhow, Context};
 use toml_edit::Item;
 
 use super::arbitrary_shim::{self, Support, ARBITRARY};
+use super::embedded;
 use super::locate::{read_toml, FuzzProject};
 use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
 use super::ProjectError;
-use super::{draw_patch, embedded};
 
 /// `--sanitizer`: the sanitizers the harness can be built with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -118,8 +118,7 @@ pub struct BuildOptions {
     pub echo: bool,
     /// Instrument with SanitizerCoverage as `cargo fuzz build` does, so the
     /// harness reports the coverage features of each run (built apart, in
-    /// `<target dir>/coverage[-sanitizer-<name>]/`); the `arbitrary` copy
-    /// records no draws there (`--cfg cmc_coverage`).
+    /// `<target dir>/coverage[-sanitizer-<name>]/`).
     pub coverage: bool,
     /// For a coverage build: this tool's binary, run as `RUSTC_WRAPPER` so
     /// our runtime and protocol crates are compiled without instrumentation
@@ -271,9 +270,7 @@ const STACK_DEPTH_FLAG: Option<&str> = if cfg!(all(target_arch = "x86_64", targe
 
 /// cargo-fuzz's RUSTFLAGS for the sanitizer (`-Zsanitizer=address`; as
 /// cargo-fuzz on toolchains without `-Csanitizer`), its SanitizerCoverage
-/// flags only for a coverage build ([`BuildOptions::coverage`]) with
-/// `--cfg cmc_coverage` (the `arbitrary` copy then compiles to the crate's own
-/// methods, without the draw wrappers: [`super::draw_patch`]), the
+/// flags only for a coverage build ([`BuildOptions::coverage`]), the
 /// remapping that makes panic locations in the fuzz crate read as they do in
 /// a `cargo fuzz` build, then the user's own flags (last, so they win, as with cargo-fuzz).
 pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
@@ -282,7 +279,6 @@ pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     if options.coverage {
         flags.extend(COVERAGE_FLAGS.map(str::to_string));
         flags.extend(STACK_DEPTH_FLAG.map(str::to_string));
-        flags.extend(["--cfg".to_string(), draw_patch::COVERAGE_CFG.to_string()]);
     }
     flags.extend(["--cfg".to_string(), "fuzzing".to_string()]);
     // cargo-fuzz: debug assertions (which imply overflow checks) unless -O without -a.
@@ -605,12 +601,6 @@ mod tests {
         let coverage = rustflags(&project, &BuildOptions { coverage: true, ..BuildOptions::default() });
         assert_eq!(coverage[..6], COVERAGE_FLAGS, "cargo-fuzz's instrumentation first");
         assert!(coverage[6..].ends_with(&default), "then the plain build's flags: {coverage:?}");
-        // Only the coverage build compiles the arbitrary copy without its draw wrappers.
-        let cfg = ["--cfg".to_string(), draw_patch::COVERAGE_CFG.to_string()];
-        assert!(coverage.windows(2).any(|w| w == cfg), "{coverage:?}");
-        for plain in [&default, &release, &dev, &asan] {
-            assert!(!plain.iter().any(|f| f == draw_patch::COVERAGE_CFG), "{plain:?}");
-        }
         let stack_depth = coverage.iter().any(|f| f == "-Cllvm-args=-sanitizer-coverage-stack-depth");
         assert_eq!(stack_depth, cfg!(all(target_arch = "x86_64", target_os = "linux")));
     }

@@ -85,49 +85,68 @@ pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
 
 /// A value of type `label` is about to be built from an `Unstructured` whose
 /// unread data starts at `front` and has `remaining` bytes.
-pub fn enter(front: *const u8, remaining: usize, label: &'static str) -> Token {
-    let mut guard = lock();
-    let Some(recorder) = guard.as_mut() else { return Token::INACTIVE };
-    let Some((front, back)) = recorder.offsets(front, remaining) else {
-        // Data of its own (an `Unstructured` over another buffer): not the input.
-        return Token::INACTIVE;
+///
+/// This and the other entry points are `extern "C"`, so they cannot unwind
+/// (nothing here panics): the instrumented code that calls them (a coverage
+/// build's `arbitrary` copy) makes a plain call, not an `invoke` that would
+/// end a basic block and add a counter `cargo fuzz build` does not have.
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn enter(front: *const u8, remaining: usize, label: &'static str) -> Token {
+    lock().as_mut().map_or(Token::INACTIVE, |recorder| recorder.enter(front, remaining, label))
+}
+
+/// A primitive read (a *draw*, always a leaf: it builds no value of its own)
+/// took the cursor from (`front`, `remaining`) to (`after_front`,
+/// `after_remaining`): [`enter`] and [`exit`] at once. The `arbitrary` copy
+/// calls this once, after the read, so its instrumented code around the read
+/// is compiled as without it (a call before the read too would change how
+/// the read itself is optimized, and with it a coverage build's counters).
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn draw(
+    front: *const u8,
+    remaining: usize,
+    after_front: *const u8,
+    after_remaining: usize,
+    label: &'static str,
+) {
+    if let Some(recorder) = lock().as_mut() {
+        let token = recorder.enter(front, remaining, label);
+        recorder.exit(token, Some((after_front, after_remaining)));
+    }
+}
+
+/// A `fill_buffer` of `width` bytes is about to read from the cursor
+/// (`front`, `remaining`): it takes `width` bytes, or what is left, from the
+/// front ([`draw`], labelled by the width: `draw:le:<width>` for the widths
+/// of Rust's integers, else `draw:le`). Called before the read, whose extent
+/// is known in advance, so nothing follows the read in the copy's code (a
+/// call after it made the zero-filling of a short tail a branch of its own,
+/// a counter `cargo fuzz build` does not have); the label is chosen here,
+/// uninstrumented.
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn draw_fill(front: *const u8, remaining: usize, width: usize) {
+    let label = match width {
+        1 => "draw:le:1",
+        2 => "draw:le:2",
+        4 => "draw:le:4",
+        8 => "draw:le:8",
+        16 => "draw:le:16",
+        _ => "draw:le",
     };
-    recorder.last_back = back;
-    let depth = recorder.depth;
-    recorder.depth += 1;
-    let label = recorder.label(label);
-    let record = ExampleRecord { front: (front, OPEN_END), back: (back, back), label, depth };
-    let index = recorder.shm.with(|shm, layout| layout.reserve_example(shm, &record));
-    Token { index, active: true, front, back, label, depth }
+    let taken = width.min(remaining);
+    draw(front, remaining, front.wrapping_add(taken), remaining - taken, label);
 }
 
 /// The value `token` was entered for is built (or failed). `cursor` is the
 /// `Unstructured`'s cursor now (front pointer, bytes left), or `None` when it
 /// was consumed (an owned `Unstructured`, `arbitrary_take_rest`): all of it was read.
-pub fn exit(token: Token, cursor: Option<(*const u8, usize)>) {
-    if !token.active {
-        return;
-    }
-    let mut guard = lock();
-    let Some(recorder) = guard.as_mut() else { return };
-    recorder.depth = recorder.depth.saturating_sub(1);
-    let (front_end, back_start) = match cursor.and_then(|(p, n)| recorder.offsets(p, n)) {
-        Some((front, back)) if front >= token.front && back <= token.back && front <= back => (front, back),
-        // Consumed (or a cursor that makes no sense): all of it was read.
-        _ => {
-            let at = recorder.last_back.clamp(token.front, token.back);
-            (at, at)
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn exit(token: Token, cursor: Option<(*const u8, usize)>) {
+    if token.active {
+        if let Some(recorder) = lock().as_mut() {
+            recorder.exit(token, cursor);
         }
-    };
-    recorder.last_back = back_start;
-    let Some(index) = token.index else { return };
-    let record = ExampleRecord {
-        front: (token.front, front_end),
-        back: (back_start, token.back),
-        label: token.label,
-        depth: token.depth,
-    };
-    recorder.shm.with(|shm, layout| layout.set_example(shm, index, &record));
+    }
 }
 
 /// The recorder, even if a thread panicked while holding it (nothing here panics).
@@ -136,6 +155,43 @@ fn lock() -> MutexGuard<'static, Option<Recorder>> {
 }
 
 impl Recorder {
+    /// [`enter`] with the recorder held.
+    fn enter(&mut self, front: *const u8, remaining: usize, label: &'static str) -> Token {
+        let Some((front, back)) = self.offsets(front, remaining) else {
+            // Data of its own (an `Unstructured` over another buffer): not the input.
+            return Token::INACTIVE;
+        };
+        self.last_back = back;
+        let depth = self.depth;
+        self.depth += 1;
+        let label = self.label(label);
+        let record = ExampleRecord { front: (front, OPEN_END), back: (back, back), label, depth };
+        let index = self.shm.with(|shm, layout| layout.reserve_example(shm, &record));
+        Token { index, active: true, front, back, label, depth }
+    }
+
+    /// [`exit`] of an active token with the recorder held.
+    fn exit(&mut self, token: Token, cursor: Option<(*const u8, usize)>) {
+        self.depth = self.depth.saturating_sub(1);
+        let (front_end, back_start) = match cursor.and_then(|(p, n)| self.offsets(p, n)) {
+            Some((front, back)) if front >= token.front && back <= token.back && front <= back => (front, back),
+            // Consumed (or a cursor that makes no sense): all of it was read.
+            _ => {
+                let at = self.last_back.clamp(token.front, token.back);
+                (at, at)
+            }
+        };
+        self.last_back = back_start;
+        let Some(index) = token.index else { return };
+        let record = ExampleRecord {
+            front: (token.front, front_end),
+            back: (back_start, token.back),
+            label: token.label,
+            depth: token.depth,
+        };
+        self.shm.with(|shm, layout| layout.set_example(shm, index, &record));
+    }
+
     /// A cursor as absolute (front, back) offsets; an empty cursor outside the
     /// input is the exhausted position; `None` for a non-empty one outside it.
     fn offsets(&self, front: *const u8, remaining: usize) -> Option<(u32, u32)> {
@@ -183,6 +239,8 @@ mod tests {
         let layer = enter(at(3), 16, "Layer");
         let blend = enter(at(4), 15, "Blend");
         exit(blend, Some((at(5), 14)));
+        // A draw: a u32's four bytes, recorded as a leaf before it is read.
+        draw_fill(at(5), 14, 4);
         // A foreign buffer is not the input: not recorded, depth unchanged.
         let other = [1u8, 2, 3];
         let foreign = enter(other.as_ptr(), 3, "Foreign");
@@ -190,15 +248,23 @@ mod tests {
         exit(layer, Some((at(9), 8)));
         // Exhausted: arbitrary's empty slice points elsewhere.
         let empty = enter(at(9), 8, "Layer");
+        draw_fill(at(9), 8, 16); // A short tail: the 8 bytes left.
         exit(empty, Some((b"".as_ptr(), 0)));
         exit(scene, None);
 
         let result = shm.with(|shm, layout| layout.read_result(shm)).unwrap();
-        assert_eq!(result.labels, ["Scene", "Layer", "Blend"]);
+        assert_eq!(result.labels, ["Scene", "Layer", "Blend", "draw:le:4", "draw:le:16"]);
         let spans: Vec<_> = result.examples.iter().map(|e| (e.front, e.back, e.label, e.depth)).collect();
         assert_eq!(
             spans,
-            [((0, 17), (17, 20), 0, 0), ((3, 9), (17, 19), 1, 1), ((4, 5), (19, 19), 2, 2), ((9, 17), (17, 17), 1, 1)]
+            [
+                ((0, 17), (17, 20), 0, 0),
+                ((3, 9), (17, 19), 1, 1),
+                ((4, 5), (19, 19), 2, 2),
+                ((5, 9), (19, 19), 3, 2),
+                ((9, 17), (17, 17), 1, 1),
+                ((9, 17), (17, 17), 4, 2),
+            ]
         );
         *lock() = None;
         assert!(!enter(at(0), 20, "Scene").active, "no recorder, no recording");

@@ -1,5 +1,7 @@
 //! Adaptive block deletion: at each index, the largest block of bytes ending there that can go.
 
+use std::ops::Range;
+
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::delete_range;
@@ -11,6 +13,9 @@ use super::grow;
 /// block backwards matches the order of the sweep, so the bytes after `i`
 /// (already visited) are never retried.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    if sh.best().draws_only() {
+        return whole_draws(sh, chooser);
+    }
     let bytes = sh.best().bytes.clone();
     let i = chooser.choose(bytes.len(), |_| true)?;
     let deleted = grow(sh, |k| (k <= i + 1).then(|| delete_range(&bytes, i + 1 - k..i + 1)))?;
@@ -21,9 +26,28 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     Ok(())
 }
 
+/// The same over whole draws, on an input that draws alone describe (a
+/// `Vec<u64>`): a block is the draws from the `k`-th before the chosen one
+/// through it (in input order), so no value is cut in two. A cut value
+/// reads its bytes from the next ones; the byte sweep tried every such cut
+/// and paid only for the tail a short read zero-fills, which deleting the
+/// whole last draw gives as well (list "length >= 2": 19 tests for 4 bytes).
+fn whole_draws(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let bytes = sh.best().bytes.clone();
+    let mut spans: Vec<Range<usize>> =
+        sh.best().draws.iter().map(|draw| draw.span.clone()).filter(|span| !span.is_empty()).collect();
+    spans.sort_by_key(|span| (span.start, span.end));
+    let d = chooser.choose(spans.len(), |_| true)?;
+    let deleted = grow(sh, |k| (k <= d + 1).then(|| delete_range(&bytes, spans[d + 1 - k].start..spans[d].end)))?;
+    if deleted > 0 {
+        chooser.resume_at(vec![(d + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::testkit::{run, u64_list};
     use crate::reduce::Verdict;
 
     fn x_then_y(input: &[u8]) -> Verdict {
@@ -39,5 +63,30 @@ mod tests {
     #[test]
     fn keeps_an_input_where_every_byte_is_needed() {
         assert_eq!(run("delete-blocks", b"XY", x_then_y), b"XY");
+    }
+
+    /// On a `Vec<u64>` (draws alone), blocks are whole draws: the same
+    /// result as the byte sweep, in fewer tests.
+    #[test]
+    fn on_draws_alone_deletes_whole_draws() {
+        let input: Vec<u8> = (1..=3u8).flat_map(|v| [1, v, 9, 9, 9, 9, 9, 9, 9]).collect();
+        let mut tests = [0, 0];
+        let mut result = Vec::new();
+        for (with_draws, tests) in [true, false].into_iter().zip(&mut tests) {
+            let oracle = |candidate: &[u8]| {
+                *tests += 1;
+                let (values, draws) = u64_list(candidate);
+                let examples = if with_draws { draws } else { Vec::new() };
+                if values.len() >= 2 {
+                    Verdict::Interesting(examples)
+                } else {
+                    Verdict::Boring
+                }
+            };
+            result.push(run("delete-blocks", &input, oracle));
+        }
+        assert_eq!(result[0], [1, 1, 9, 9, 9, 9, 9, 9, 9, 1], "the first value, then a flag");
+        assert_eq!(result[0], result[1]);
+        assert!(tests[0] < tests[1], "{tests:?}");
     }
 }

@@ -144,28 +144,8 @@ pub(crate) fn ones(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::testkit::{run, u64_list};
     use crate::reduce::{Example, Verdict};
-
-    /// Decodes like `arbitrary` decodes a top-level `Vec<u64>`: a flag byte
-    /// (low bit) before each element, then 8 little-endian bytes, zero-filled
-    /// past the end; every read recorded as a draw.
-    fn u64_list(input: &[u8]) -> (Vec<u64>, Vec<Example>) {
-        let (mut values, mut draws, mut at) = (Vec::new(), Vec::new(), 0);
-        loop {
-            let flag_end = (at + 1).min(input.len());
-            draws.push(Example::new(at..flag_end, input.len()..input.len(), "draw:le:1", 1));
-            if input.get(at).is_none_or(|b| b & 1 == 0) {
-                return (values, draws);
-            }
-            let end = (flag_end + 8).min(input.len());
-            draws.push(Example::new(flag_end..end, input.len()..input.len(), "draw:le:8", 1));
-            let mut le = [0u8; 8];
-            le[..end - flag_end].copy_from_slice(&input[flag_end..end]);
-            values.push(u64::from_le_bytes(le));
-            at = end;
-        }
-    }
 
     #[test]
     fn deletes_whole_elements_of_a_list_at_draw_boundaries() {

@@ -261,6 +261,26 @@ pub(crate) mod testkit {
         (elements, examples)
     }
 
+    /// Decodes like `arbitrary` decodes a top-level `Vec<u64>`: a flag byte
+    /// (low bit) before each element, then 8 little-endian bytes, zero-filled
+    /// past the end; every read recorded as a draw.
+    pub(crate) fn u64_list(input: &[u8]) -> (Vec<u64>, Vec<Example>) {
+        let (mut values, mut draws, mut at) = (Vec::new(), Vec::new(), 0);
+        loop {
+            let flag_end = (at + 1).min(input.len());
+            draws.push(Example::new(at..flag_end, input.len()..input.len(), "draw:le:1", 1));
+            if input.get(at).is_none_or(|b| b & 1 == 0) {
+                return (values, draws);
+            }
+            let end = (flag_end + 8).min(input.len());
+            draws.push(Example::new(flag_end..end, input.len()..input.len(), "draw:le:8", 1));
+            let mut le = [0u8; 8];
+            le[..end - flag_end].copy_from_slice(&input[flag_end..end]);
+            values.push(u64::from_le_bytes(le));
+            at = end;
+        }
+    }
+
     /// An oracle over [`flagged_list`]'s decoding.
     pub(crate) fn list_oracle(pred: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Verdict {
         move |input| {

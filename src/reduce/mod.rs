@@ -58,6 +58,10 @@ pub struct ReduceOptions {
     /// Run the lowering passes (smaller byte values of the same size); `false`
     /// makes only the size smaller (the corpus mode, where values do not matter).
     pub lowering: bool,
+    /// The oracle reads libFuzzer's coverage counters (corpus mode), which
+    /// are 8 bits wide and wrap at 256: also try deleting 256 alike elements
+    /// at once (`delete-256-alike`), a move that keeps every count modulo 256.
+    pub wrapping_counters: bool,
     /// A pass yields to the next after this many failing steps in a row (its
     /// place is kept for the next round; the final round runs to exhaustion).
     pub max_failures: u32,
@@ -75,6 +79,7 @@ impl Default for ReduceOptions {
             draws: true,
             exhaustive_lowering: false,
             lowering: true,
+            wrapping_counters: false,
             max_failures: 16,
             cancel: None,
         }

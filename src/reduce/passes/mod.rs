@@ -7,6 +7,7 @@
 //! when to move on (the contract of Hypothesis's shrink passes, `shrinker.py`).
 
 mod adjust;
+mod alike;
 mod chunks;
 mod clone;
 mod contents;
@@ -56,6 +57,7 @@ pub(crate) struct PassDef {
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
+    PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },

@@ -246,6 +246,18 @@ mod tests {
         }
     }
 
+    /// Every label the reducer parses is spelled where a draw is recorded:
+    /// in the wrappers, or for a fill (labelled by its width) in the runtime.
+    #[test]
+    fn every_label_is_recorded_by_the_wrappers_or_the_runtime() {
+        let (_, runtime) =
+            super::super::embedded::RUNTIME.files.iter().find(|(name, _)| *name == "examples.rs").unwrap();
+        for label in LABELS {
+            let quoted = format!("\"{label}\"");
+            assert!(WRAPPERS.contains(&quoted) || runtime.contains(&quoted), "{label}");
+        }
+    }
+
     #[test]
     fn a_source_of_another_form_is_left_alone() {
         let missing = FAKE_UNSTRUCTURED

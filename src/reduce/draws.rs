@@ -66,6 +66,17 @@ impl Draw {
         Some(Draw { span, kind })
     }
 
+    /// Whether it read one whole byte as an integer (a `u8`, or a `bool`'s
+    /// byte: `true` when odd, as every "one more element" flag reads).
+    pub fn is_byte(&self) -> bool {
+        self.kind == DrawKind::Int { width: 1 } && self.span.len() == 1
+    }
+
+    /// Whether it is a one-byte draw reading `true` (odd) in `bytes`.
+    pub fn reads_true(&self, bytes: &[u8]) -> bool {
+        self.is_byte() && self.value(bytes).is_some_and(|v| v % 2 == 1)
+    }
+
     /// Whether its value is a number (every kind but raw contents).
     pub fn is_numeric(&self) -> bool {
         self.kind != DrawKind::Bytes

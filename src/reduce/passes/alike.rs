@@ -14,7 +14,6 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::super::choice::Chooser;
-use super::super::draws::DrawKind;
 use super::super::shrinker::{Halt, Shrinker, StepResult};
 use super::super::testcase::{replace_ranges, TestCase};
 
@@ -49,13 +48,8 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// more" flag); its kind is its type and the lengths of its spans, at any
 /// depth (the same code counts a value read at every depth).
 fn alike(tc: &TestCase) -> Vec<Vec<Element>> {
-    let flags: HashMap<usize, Range<usize>> = tc
-        .draws
-        .iter()
-        .filter(|d| d.kind == DrawKind::Int { width: 1 } && d.span.len() == 1)
-        .filter(|d| d.value(&tc.bytes).is_some_and(|v| v % 2 == 1))
-        .map(|d| (d.span.end, d.span.clone()))
-        .collect();
+    let flags: HashMap<usize, Range<usize>> =
+        tc.draws.iter().filter(|d| d.reads_true(&tc.bytes)).map(|d| (d.span.end, d.span.clone())).collect();
     let mut kinds: HashMap<(&str, usize, usize), Vec<Element>> = HashMap::new();
     for example in tc.examples.iter().filter(|e| !e.front.is_empty()) {
         let Some(flag) = flags.get(&example.front.start) else { continue };

@@ -47,10 +47,7 @@ pub(crate) fn delete_periods(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -
 /// the front alone leaves their lengths behind (`tags: ["", ""]`).
 pub(crate) fn delete_leaf_elements(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let flag = |i: usize| {
-        let d = &tc.draws[i];
-        d.kind == DrawKind::Int { width: 1 } && d.span.len() == 1 && d.value(&tc.bytes).is_some_and(|v| v % 2 == 1)
-    };
+    let flag = |i: usize| tc.draws[i].reads_true(&tc.bytes);
     let next_flag = |i: usize| (i + 1..tc.draws.len()).find(|&j| tc.draws[j].kind == DrawKind::Int { width: 1 });
     let leaf = |i: usize, end: usize| {
         let (from, to) = (tc.draws[i].span.start, tc.draws[end].span.start);
@@ -134,8 +131,7 @@ fn lower_draw(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, wanted: impl Fn(
 pub(crate) fn ones(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
     let odd: Vec<usize> = (0..tc.draws.len())
-        .filter(|&i| tc.draws[i].kind == DrawKind::Int { width: 1 } && tc.draws[i].span.len() == 1)
-        .filter(|&i| tc.draws[i].value(&tc.bytes).is_some_and(|v| v > 1 && v % 2 == 1))
+        .filter(|&i| tc.draws[i].reads_true(&tc.bytes) && tc.draws[i].value(&tc.bytes) != Some(1))
         .collect();
     let draw = &tc.draws[odd[chooser.choose(odd.len(), |_| true)?]];
     sh.consider(replace_ranges(&tc.bytes, &[(draw.span.clone(), &[1])]))?;

@@ -69,13 +69,13 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
+    PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },
     PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
-    PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
     PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
     PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },
@@ -128,13 +128,13 @@ pub(crate) fn grow(sh: &mut Shrinker<'_>, build: impl Fn(usize) -> Option<Vec<u8
 }
 
 /// Lowers an unsigned value toward zero: tries zero, then one less, then
-/// binary-searches between them, so the result `v` has `try_value(0)` and
+/// searches between them ([`midpoint`]), so the result `v` has `try_value(0)` and
 /// `try_value(v - 1)` both false unless `v` is zero. With `exhaustive`, tries
 /// every smaller value from the bottom instead, so the result is the least.
 /// Each call also gets the value most likely tried next (for testing ahead).
 pub(crate) fn lower_value(
     current: u64,
-    exhaustive: bool,
+    (exhaustive, geometric): (bool, bool),
     mut try_value: impl FnMut(u64, Option<u64>) -> Result<bool, Halt>,
 ) -> Result<u64, Halt> {
     if current == 0 || try_value(0, (current > 1).then(|| current - 1))? {
@@ -154,14 +154,27 @@ pub(crate) fn lower_value(
     // Invariant: `lo` was tried and failed; `hi` is interesting.
     let (mut lo, mut hi) = (0, current - 1);
     while lo + 1 < hi {
-        let mid = lo + (hi - lo) / 2;
-        if try_value(mid, (lo + 1 < mid).then(|| lo + (mid - lo) / 2))? {
+        let split = |lo: u64, hi: u64| if geometric { midpoint(lo, hi) } else { lo + (hi - lo) / 2 };
+        let mid = split(lo, hi);
+        if try_value(mid, (lo + 1 < mid).then(|| split(lo, mid)))? {
             hi = mid;
         } else {
             lo = mid;
         }
     }
     Ok(hi)
+}
+
+/// Where the search between `lo` (failed) and `hi` (interesting) tries next:
+/// the geometric mean of `lo + 1` and `hi`, so a value needed small is found
+/// in steps of its magnitude, not of the one it had (a 64-bit value that must
+/// be at least 5 halves its bit count each step: 2^32, 2^16, ..., then 8, 6,
+/// 5, where halving the value takes 64 steps); once `hi` is within twice
+/// `lo`, that is the middle.
+fn midpoint(lo: u64, hi: u64) -> u64 {
+    // Floating point is close enough: any value strictly between will do.
+    let geometric = ((lo + 1) as f64 * hi as f64).sqrt() as u64;
+    geometric.clamp(lo + 1, hi - 1)
 }
 
 /// [`lower_value`] over candidates (from `current`, every value when
@@ -174,7 +187,7 @@ pub(crate) fn lower_candidate(
     typed: bool,
     build: impl Fn(u64) -> Vec<u8>,
 ) -> Result<u64, Halt> {
-    lower_value(current, exhaustive, |v, next| {
+    lower_value(current, (exhaustive, typed), |v, next| {
         let candidate = build(v);
         if let Some(next) = next.filter(|_| sh.wants_prediction() > 0) {
             sh.hint(vec![candidate.clone(), build(next)], typed);
@@ -216,7 +229,7 @@ mod tests {
     #[test]
     fn lower_value_binary_searches_to_a_local_minimum() {
         let mut tried = Vec::new();
-        let found = lower_value(200, false, |v, _| {
+        let found = lower_value(200, (false, false), |v, _| {
             tried.push(v);
             Ok(v >= 37)
         })
@@ -224,8 +237,27 @@ mod tests {
         assert_eq!(found, 37);
         assert!(tried.len() <= 10, "{tried:?}");
         assert!(tried.contains(&36));
-        assert_eq!(lower_value(200, false, |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
-        assert_eq!(lower_value(200, true, |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
+        assert_eq!(lower_value(200, (false, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
+    }
+
+    /// A 64-bit value that must be at least 5: halving the value takes a
+    /// test per bit, the geometric search a test per bit of the bit count.
+    #[test]
+    fn the_geometric_search_finds_a_small_bound_in_steps_of_its_magnitude() {
+        for (geometric, most) in [(false, 70), (true, 12)] {
+            let mut tests = 0;
+            let found = lower_value(u64::MAX / 3, (false, geometric), |v, _| {
+                tests += 1;
+                Ok(v >= 5)
+            })
+            .unwrap();
+            assert_eq!(found, 5);
+            assert!(tests <= most && tests > most / 2, "geometric {geometric}: {tests} tests");
+        }
+        for (lo, hi) in [(0, 2), (0, u64::MAX), (u64::MAX - 2, u64::MAX), (100, 150)] {
+            assert!((lo + 1..hi).contains(&midpoint(lo, hi)), "{lo}..{hi}");
+        }
+        assert_eq!(lower_value(200, (true, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
     }
 }
 

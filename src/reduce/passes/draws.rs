@@ -5,7 +5,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Halt, Shrinker, StepResult};
-use super::super::testcase::{delete_range, replace_ranges};
+use super::super::testcase::{delete_range, replace_ranges, TestCase};
 use super::{grow, lower_candidate};
 
 /// Chooses a draw read from the front and deletes the bytes from it up to
@@ -87,7 +87,8 @@ fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 /// Chooses a numeric draw whose value is not zero and lowers it: zero, one,
 /// then one less and a search in steps of magnitude (a geometric mean, see
 /// `midpoint`); then every other draw of its kind above the new value goes
-/// to it in one test ([`spread`]). One is tried early because the simplest
+/// to it in one test ([`spread`]); the least value no other draw of its
+/// kind holds is the third guess ([`least_free`]). One is tried early because the simplest
 /// `true` (a continuation flag, `bool`) is one, which a search from an odd
 /// byte such as `0xe5` never meets. First of the lowering passes: the byte
 /// passes zeroed a `u64` a byte a test before it (the lists bench, at least
@@ -100,7 +101,7 @@ fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 /// polishes instead ([`lower_late`]).
 pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
-    if let Some((draw, value)) = lower_draw(sh, chooser, |_, _| !derived)? {
+    if let Some((draw, value)) = lower_draw(sh, chooser, |_, _| !derived, true)? {
         spread(sh, &draw, value)?;
     }
     Ok(())
@@ -114,30 +115,51 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 /// (`56 55 55 d5`) is no simpler to read, only longer to find.
 pub(crate) fn lower_late(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
-    lower_draw(sh, chooser, |draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24))
-        .map(drop)
+    let wanted = |draw: &Draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24);
+    lower_draw(sh, chooser, wanted, false).map(drop)
 }
 
-/// Lowers a numeric draw that `wanted` accepts (with its value); returns the
-/// draw and its new value when it went lower.
+/// Lowers a numeric draw that `wanted` accepts (with its value), with
+/// `guess_free` trying [`least_free`] after zero and one; returns the draw
+/// and its new value when it went lower.
 fn lower_draw(
     sh: &mut Shrinker<'_>,
     chooser: &mut Chooser<'_>,
     wanted: impl Fn(&Draw, u64) -> bool,
+    guess_free: bool,
 ) -> Result<Option<(Draw, u64)>, Halt> {
     let tc = sh.shared();
     let value = |i: usize| tc.draws[i].value(&tc.bytes).and_then(|v| u64::try_from(v).ok());
     let i = chooser.choose(tc.draws.len(), |i| value(i).is_some_and(|v| v != 0 && wanted(&tc.draws[i], v)))?;
     let (draw, current) = (&tc.draws[i], value(i).expect("chosen for its value"));
     let build = |v: u64| replace_ranges(&tc.bytes, &[(draw.span.clone(), &draw.encode(u128::from(v)))]);
+    let free = if guess_free { least_free(&tc, draw) } else { 0 };
     let lowered = if current > 1 && sh.consider_typed(build(0))? {
         0
     } else if current > 1 && sh.consider_typed(build(1))? {
         1
+    } else if (2..current).contains(&free) && sh.consider_typed(build(free))? {
+        free
     } else {
         lower_candidate(sh, (current, sh.options().exhaustive_lowering), true, build)?
     };
     Ok((lowered < current).then(|| (draw.clone(), lowered)))
+}
+
+/// The least value no other draw of `draw`'s kind holds (one read past the
+/// end holds zero): where
+/// values must differ (ten distinct elements), the one a search toward zero
+/// would end at, guessed in one test.
+fn least_free(tc: &TestCase, draw: &Draw) -> u64 {
+    let mut held: Vec<u128> = tc
+        .draws
+        .iter()
+        .filter(|d| d.kind == draw.kind && d.span != draw.span)
+        .filter_map(|d| d.value(&tc.bytes))
+        .collect();
+    held.sort_unstable();
+    held.dedup();
+    held.iter().zip(0..).find(|&(&v, i)| v != i).map_or(held.len(), |(_, i)| i as usize) as u64
 }
 
 /// After a draw went down to `value`: every other draw of its kind and width
@@ -259,5 +281,30 @@ mod tests {
         let five: Vec<u8> = (0..10).flat_map(|_| [1, 5, 0, 0, 0, 0, 0, 0, 0]).collect();
         assert_eq!(result, five);
         assert!(tests <= 60, "{tests} tests: one search, not ten");
+    }
+
+    /// Ten large values that must stay distinct: each goes to the least
+    /// value no other holds in one guess, not in a search that meets the
+    /// values already taken.
+    #[test]
+    fn lowers_values_that_must_differ_to_the_least_free_one() {
+        let mut tests = 0;
+        let oracle = |input: &[u8]| {
+            tests += 1;
+            let (mut values, draws) = u64_list(input);
+            values.sort_unstable();
+            values.dedup();
+            if values.len() >= 10 {
+                Verdict::Interesting(draws)
+            } else {
+                Verdict::Boring
+            }
+        };
+        let input: Vec<u8> =
+            (0..10u64).flat_map(|i| [&[1][..], &(u64::MAX / 3 + i * 7919).to_le_bytes()].concat()).collect();
+        let (mut values, _) = u64_list(&run("lower-draws", &input, oracle));
+        values.sort_unstable();
+        assert_eq!(values, (0..10).collect::<Vec<u64>>());
+        assert!(tests <= 100, "{tests} tests: a search for each took 137");
     }
 }

@@ -16,6 +16,7 @@ mod delete_examples;
 mod draws;
 mod lengths;
 mod lower;
+mod prefix;
 mod sort;
 mod trim;
 
@@ -56,6 +57,7 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "keep-prefix", tier: Tier::Delete, guarantee: false, step: prefix::step },
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },

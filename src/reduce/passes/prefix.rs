@@ -1,0 +1,76 @@
+//! Keep the shortest prefix of a list of draws: on inputs that draws alone describe, the first k elements, the least k found from below.
+
+use super::super::choice::Chooser;
+use super::super::draws::DrawKind;
+use super::super::shrinker::{Shrinker, StepResult};
+use super::super::testcase::TestCase;
+
+/// Keeps the first `k` elements and deletes the rest of the input, for the
+/// least `k` found by trying 1, 2, 4, ... and then halving the gap below
+/// the first that stays interesting. On a `Vec<u64>` whose condition needs
+/// ten elements this is about eight tests from any length, where chunk
+/// deletion tries halves, quarters and eighths of every size; where any
+/// cut is as likely to pass as another (a hash of the list), the shortest
+/// prefixes are tried first. Elements start where a draw of the first
+/// draw's kind (the "one more" flag) does. Only where draws alone describe
+/// the input and nothing is read from the back.
+pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let starts = element_starts(&tc);
+    chooser.choose(usize::from(starts.len() > 1), |_| true)?;
+    let keep = |k: usize| tc.bytes[..starts[k]].to_vec();
+    // Invariant: `hi` elements stay interesting (all of them, to begin with); `lo` did not.
+    let (mut lo, mut hi) = (0, starts.len());
+    let mut k = 1;
+    while k < hi {
+        if sh.consider(keep(k))? {
+            hi = k;
+            break;
+        }
+        lo = k;
+        k *= 2;
+    }
+    while lo + 1 < hi {
+        let mid = lo + (hi - lo) / 2;
+        if sh.consider(keep(mid))? {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(())
+}
+
+/// Where each element begins, in input order; empty unless draws alone
+/// describe the input and none is a length (read from the back).
+fn element_starts(tc: &TestCase) -> Vec<usize> {
+    if !tc.draws_only() || tc.draws.iter().any(|d| d.kind == DrawKind::Len) {
+        return Vec::new();
+    }
+    let kind = tc.draws[0].kind;
+    tc.draws.iter().filter(|d| d.kind == kind && !d.span.is_empty()).map(|d| d.span.start).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::{run, u64_list};
+    use crate::reduce::Verdict;
+
+    #[test]
+    fn keeps_the_shortest_prefix_of_elements_in_a_few_tests() {
+        let mut tests = 0;
+        let oracle = |input: &[u8]| {
+            tests += 1;
+            let (values, draws) = u64_list(input);
+            if values.len() >= 10 {
+                Verdict::Interesting(draws)
+            } else {
+                Verdict::Boring
+            }
+        };
+        let input: Vec<u8> = (1..=100u64).flat_map(|v| [&[1][..], &v.to_le_bytes()].concat()).collect();
+        let (values, _) = u64_list(&run("keep-prefix", &input, oracle));
+        assert_eq!(values, (1..=10).collect::<Vec<u64>>());
+        assert!(tests <= 10, "{tests} tests");
+    }
+}

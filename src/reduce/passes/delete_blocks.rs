@@ -3,8 +3,9 @@
 use std::ops::Range;
 
 use super::super::choice::Chooser;
+use super::super::draws::DrawKind;
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::delete_range;
+use super::super::testcase::{delete_range, TestCase};
 use super::grow;
 
 /// Chooses an index `i` (from the end, moving down) and deletes the largest
@@ -31,18 +32,39 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// through it (in input order), so no value is cut in two. A cut value
 /// reads its bytes from the next ones; the byte sweep tried every such cut
 /// and paid only for the tail a short read zero-fills, which deleting the
-/// whole last draw gives as well (list "length >= 2": 19 tests for 4 bytes).
+/// whole last draw gives as well (list "length >= 2": 19 tests for 4 bytes),
+/// or, when the last value is not zero, deleting the zero bytes it ends with
+/// (the first step, one test): `[3]`'s `01 03 00 00 00` becomes `01 03`.
 fn whole_draws(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
     let mut spans: Vec<Range<usize>> =
         sh.best().draws.iter().map(|draw| draw.span.clone()).filter(|span| !span.is_empty()).collect();
     spans.sort_by_key(|span| (span.start, span.end));
-    let d = chooser.choose(spans.len(), |_| true)?;
+    let zeros = zero_tail(sh.best());
+    // The chooser goes from the last index down: the tail first.
+    let d = chooser.choose(spans.len() + 1, |d| d < spans.len() || zeros > 0)?;
+    if d == spans.len() {
+        sh.consider(bytes[..bytes.len() - zeros].to_vec())?;
+        return Ok(());
+    }
     let deleted = grow(sh, |k| (k <= d + 1).then(|| delete_range(&bytes, spans[d + 1 - k].start..spans[d].end)))?;
     if deleted > 0 {
         chooser.resume_at(vec![(d + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);
     }
     Ok(())
+}
+
+/// How many zero bytes the input ends with inside its last draw, when that
+/// is an integer read little-endian: a short read zero-fills them, so the
+/// value stays the same without them.
+fn zero_tail(tc: &TestCase) -> usize {
+    let last = tc.draws.iter().filter(|d| !d.span.is_empty()).max_by_key(|d| d.span.end);
+    match last {
+        Some(d) if d.span.end == tc.len() && matches!(d.kind, DrawKind::Int { .. }) => {
+            tc.bytes[d.span.clone()].iter().rev().take_while(|&&b| b == 0).count()
+        }
+        _ => 0,
+    }
 }
 
 #[cfg(test)]
@@ -88,5 +110,20 @@ mod tests {
         assert_eq!(result[0], [1, 1, 9, 9, 9, 9, 9, 9, 9, 1], "the first value, then a flag");
         assert_eq!(result[0], result[1]);
         assert!(tests[0] < tests[1], "{tests:?}");
+    }
+
+    /// `[3]` needs only the value's first byte: a short read zero-fills
+    /// the rest, so the tail goes byte by byte where a whole draw cannot.
+    #[test]
+    fn on_draws_alone_deletes_the_zero_tail_of_the_last_value() {
+        let oracle = |candidate: &[u8]| {
+            let (values, draws) = u64_list(candidate);
+            if values.iter().map(|&v| u128::from(v)).sum::<u128>() >= 3 {
+                Verdict::Interesting(draws)
+            } else {
+                Verdict::Boring
+            }
+        };
+        assert_eq!(run("delete-blocks", &[1, 3, 0, 0, 0], oracle), [1, 3]);
     }
 }

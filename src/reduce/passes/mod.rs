@@ -167,16 +167,22 @@ pub(crate) fn lower_value(
     Ok(hi)
 }
 
+/// Below this, [`midpoint`] steps up from the value that failed.
+const SMALL: u64 = 64;
+
 /// Where the search between `lo` (failed) and `hi` (interesting) tries next:
 /// the geometric mean of `lo + 1` and `hi`, so a value needed small is found
 /// in steps of its magnitude, not of the one it had (a 64-bit value that must
 /// be at least 5 halves its bit count each step: 2^32, 2^16, ..., then 8, 6,
 /// 5, where halving the value takes 64 steps); once `hi` is within twice
-/// `lo`, that is the middle.
+/// `lo`, that is the middle. Below [`SMALL`] it first steps up from `lo`
+/// by four times (4, 20, 84): a value needed small is often tiny (`sum >= 3`
+/// needs 3), and reached from below in a test or two.
 fn midpoint(lo: u64, hi: u64) -> u64 {
     // Floating point is close enough: any value strictly between will do.
     let geometric = ((lo + 1) as f64 * hi as f64).sqrt() as u64;
-    geometric.clamp(lo + 1, hi - 1)
+    let small = if lo < SMALL { 4 * lo + 4 } else { u64::MAX };
+    geometric.min(small).clamp(lo + 1, hi - 1)
 }
 
 /// [`lower_value`] over candidates (from `current`, every value when
@@ -240,26 +246,29 @@ mod tests {
         assert!(tried.len() <= 10, "{tried:?}");
         assert!(tried.contains(&36));
         assert_eq!(lower_value(200, (false, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
+        assert_eq!(lower_value(200, (true, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
     }
 
-    /// A 64-bit value that must be at least 5: halving the value takes a
-    /// test per bit, the geometric search a test per bit of the bit count.
+    /// A 64-bit value that must be at least `bound`: halving the value takes
+    /// a test per bit, the geometric search a test per bit of the bit count
+    /// and then of the answer (a small answer is reached from below).
     #[test]
     fn the_geometric_search_finds_a_small_bound_in_steps_of_its_magnitude() {
-        for (geometric, most) in [(false, 70), (true, 12)] {
+        for (bound, geometric, tests_range) in
+            [(5, false, 60..=70), (5, true, 4..=10), (3, true, 3..=6), (1_000_000, true, 20..=40)]
+        {
             let mut tests = 0;
             let found = lower_value(u64::MAX / 3, (false, geometric), |v, _| {
                 tests += 1;
-                Ok(v >= 5)
+                Ok(v >= bound)
             })
             .unwrap();
-            assert_eq!(found, 5);
-            assert!(tests <= most && tests > most / 2, "geometric {geometric}: {tests} tests");
+            assert_eq!(found, bound);
+            assert!(tests_range.contains(&tests), "at least {bound}, geometric {geometric}: {tests} tests");
         }
-        for (lo, hi) in [(0, 2), (0, u64::MAX), (u64::MAX - 2, u64::MAX), (100, 150)] {
+        for (lo, hi) in [(0, 2), (0, u64::MAX), (u64::MAX - 2, u64::MAX), (100, 150), (63, 64 * 64)] {
             assert!((lo + 1..hi).contains(&midpoint(lo, hi)), "{lo}..{hi}");
         }
-        assert_eq!(lower_value(200, (true, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
     }
 }
 

@@ -69,7 +69,7 @@ fn zero_tail(tc: &TestCase) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list};
+    use super::super::testkit::{run, u64_list, u64_oracle};
     use crate::reduce::Verdict;
 
     fn x_then_y(input: &[u8]) -> Verdict {
@@ -116,14 +116,8 @@ mod tests {
     /// the rest, so the tail goes byte by byte where a whole draw cannot.
     #[test]
     fn on_draws_alone_deletes_the_zero_tail_of_the_last_value() {
-        let oracle = |candidate: &[u8]| {
-            let (values, draws) = u64_list(candidate);
-            if values.iter().map(|&v| u128::from(v)).sum::<u128>() >= 3 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
+        let mut tests = 0;
+        let oracle = u64_oracle(&mut tests, |values| values.iter().map(|&v| u128::from(v)).sum::<u128>() >= 3);
         assert_eq!(run("delete-blocks", &[1, 3, 0, 0, 0], oracle), [1, 3]);
     }
 }

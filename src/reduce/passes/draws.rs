@@ -209,23 +209,14 @@ pub(crate) fn ones(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list};
+    use super::super::testkit::{run, u64_list, u64_oracle};
     use crate::reduce::{Example, Verdict};
 
     #[test]
     fn deletes_whole_elements_of_a_list_at_draw_boundaries() {
         let mut tests = 0;
-        let oracle = |input: &[u8]| {
-            tests += 1;
-            let (values, draws) = u64_list(input);
-            if values.len() >= 2 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
         let input: Vec<u8> = (1..=40u8).flat_map(|v| [1, v, 0, 0, 0, 0, 0, 0, 0]).collect();
-        let result = run("delete-draw-periods", &input, oracle);
+        let result = run("delete-draw-periods", &input, u64_oracle(&mut tests, |values| values.len() >= 2));
         assert_eq!(result, [[1, 39, 0, 0, 0, 0, 0, 0, 0], [1, 40, 0, 0, 0, 0, 0, 0, 0]].concat());
         assert!(tests <= 20, "{tests} tests");
     }
@@ -254,15 +245,8 @@ mod tests {
 
     #[test]
     fn lowers_a_little_endian_integer_by_value_and_a_flag_to_one() {
-        let oracle = |input: &[u8]| {
-            let (values, draws) = u64_list(input);
-            let sum: u128 = values.iter().map(|&v| u128::from(v)).sum();
-            if sum >= 500 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
+        let mut tests = 0;
+        let oracle = u64_oracle(&mut tests, |values| values.iter().map(|&v| u128::from(v)).sum::<u128>() >= 500);
         // [512] behind the flag 0xe5: bytes order would stop at 512 (`00 02`); by value,
         // 500, without the zero bytes a short read fills in at the end of the input.
         let result = run("lower-draws", &[0xe5, 0x00, 0x02, 0, 0, 0, 0, 0, 0], oracle);
@@ -275,15 +259,7 @@ mod tests {
     #[test]
     fn lowers_values_that_must_be_large_enough_together() {
         let mut tests = 0;
-        let oracle = |input: &[u8]| {
-            tests += 1;
-            let (values, draws) = u64_list(input);
-            if values.iter().filter(|&&v| v >= 5).count() >= 10 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
+        let oracle = u64_oracle(&mut tests, |values| values.iter().filter(|&&v| v >= 5).count() >= 10);
         let input: Vec<u8> =
             (0..10u64).flat_map(|i| [&[1][..], &(u64::MAX / 3 + i * 7919).to_le_bytes()].concat()).collect();
         let result = run("lower-draws", &input, oracle);
@@ -299,17 +275,8 @@ mod tests {
     #[test]
     fn lowers_values_that_must_differ_to_the_least_free_one() {
         let mut tests = 0;
-        let oracle = |input: &[u8]| {
-            tests += 1;
-            let (mut values, draws) = u64_list(input);
-            values.sort_unstable();
-            values.dedup();
-            if values.len() >= 10 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
+        let distinct = |values: &[u64]| values.iter().collect::<std::collections::BTreeSet<_>>().len();
+        let oracle = u64_oracle(&mut tests, |values| distinct(values) >= 10);
         let input: Vec<u8> =
             (0..10u64).flat_map(|i| [&[1][..], &(u64::MAX / 3 + i * 7919).to_le_bytes()].concat()).collect();
         let (mut values, _) = u64_list(&run("lower-draws", &input, oracle));

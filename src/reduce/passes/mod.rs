@@ -326,6 +326,23 @@ pub(crate) mod testkit {
         }
     }
 
+    /// An oracle over [`u64_list`]'s decoding (values, with the draws it
+    /// records) that counts its calls in `tests`.
+    pub(crate) fn u64_oracle<'a>(
+        tests: &'a mut usize,
+        pred: impl Fn(&[u64]) -> bool + 'a,
+    ) -> impl FnMut(&[u8]) -> Verdict + 'a {
+        move |input| {
+            *tests += 1;
+            let (values, draws) = u64_list(input);
+            if pred(&values) {
+                Verdict::Interesting(draws)
+            } else {
+                Verdict::Boring
+            }
+        }
+    }
+
     /// An oracle over [`flagged_list`]'s decoding.
     pub(crate) fn list_oracle(pred: impl Fn(&[u8]) -> bool) -> impl FnMut(&[u8]) -> Verdict {
         move |input| {

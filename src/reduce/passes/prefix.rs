@@ -53,23 +53,13 @@ fn element_starts(tc: &TestCase) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list};
-    use crate::reduce::Verdict;
+    use super::super::testkit::{run, u64_list, u64_oracle};
 
     #[test]
     fn keeps_the_shortest_prefix_of_elements_in_a_few_tests() {
         let mut tests = 0;
-        let oracle = |input: &[u8]| {
-            tests += 1;
-            let (values, draws) = u64_list(input);
-            if values.len() >= 10 {
-                Verdict::Interesting(draws)
-            } else {
-                Verdict::Boring
-            }
-        };
         let input: Vec<u8> = (1..=100u64).flat_map(|v| [&[1][..], &v.to_le_bytes()].concat()).collect();
-        let (values, _) = u64_list(&run("keep-prefix", &input, oracle));
+        let (values, _) = u64_list(&run("keep-prefix", &input, u64_oracle(&mut tests, |values| values.len() >= 10)));
         assert_eq!(values, (1..=10).collect::<Vec<u64>>());
         assert!(tests <= 10, "{tests} tests");
     }

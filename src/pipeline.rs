@@ -1,6 +1,6 @@
 //! The steps of minimizing one crash, shared by the single-input run and every batch worker: run the original a few times, reduce while the crash stays the same (noting other crashes met on the way), run the result again.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::exec::{Executor, Outcome};
 use crate::reduce::{reduce_from, Observer, Oracle, ReduceOptions, Reduction, TestCase, Verdict};
@@ -127,8 +127,12 @@ pub fn reduce_crash<E: Executor + ?Sized>(
     observer: &mut impl Observer,
     slips: &mut Slips<'_>,
 ) -> Reduction {
-    let oracle = SameCrash { executor, target, slips };
-    reduce_from(initial, oracle, options, observer)
+    executor.replay_known_values(true);
+    let oracle = SameCrash { executor: &mut *executor, target, slips, values: HashSet::new(), known_values: 0 };
+    let reduction = reduce_from(initial, oracle, options, observer);
+    // What runs next (the re-check of the result) must run the target.
+    executor.replay_known_values(false);
+    reduction
 }
 
 /// The reduction's oracle: a candidate is interesting when it crashes as the
@@ -138,11 +142,20 @@ struct SameCrash<'a, 's, E: ?Sized> {
     executor: &'a mut E,
     target: Target<'a>,
     slips: &'a mut Slips<'s>,
+    /// The value keys of the candidates tested, in the serial run's order.
+    values: HashSet<u64>,
+    /// How many candidates had a value tested before (answered without a
+    /// run, or run ahead on a lane that did not know it: counted alike, so
+    /// the counts do not depend on `--parallel`).
+    known_values: u64,
 }
 
 impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
     fn test(&mut self, candidate: &[u8]) -> anyhow::Result<Verdict> {
         let outcome = self.executor.run(candidate)?;
+        if let Some(key) = outcome.value_key {
+            self.known_values += u64::from(!self.values.insert(key));
+        }
         let Some(actual) = Signature::of(&outcome) else { return Ok(Verdict::Boring) };
         let target = self.target;
         if !target.expected.matches(&actual, target.level) {
@@ -158,6 +171,10 @@ impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
 
     fn prefetch(&mut self, candidates: &[Vec<u8>]) {
         self.executor.prefetch(candidates);
+    }
+
+    fn known_values(&self) -> u64 {
+        self.known_values
     }
 }
 
@@ -198,6 +215,7 @@ mod tests {
                 duration: Duration::ZERO,
                 panic: None,
                 frames: None,
+                value_key: None,
             })
         }
     }

@@ -28,6 +28,9 @@ pub struct Summary {
     pub improvements: u64,
     /// Candidates not run because they had been run before.
     pub cache_hits: u64,
+    /// Candidates answered without running the target, as they decoded to a
+    /// value it already ran on (typed targets in harness mode; not in `tests`).
+    pub known_values: u64,
     /// The reduction's wall time, in seconds.
     pub seconds: f64,
     /// Tests per second.
@@ -144,6 +147,10 @@ impl fmt::Display for Summary {
             "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements",
             self.tests, self.seconds, self.tests_per_second, self.improvements
         )?;
+        if self.known_values > 0 {
+            let known = self.known_values;
+            writeln!(f, "  known      {known} more candidates decoded to values already run: answered without a run")?;
+        }
         if self.parallel.width > 1 {
             let ParallelSummary { width, run_ahead, used, .. } = self.parallel;
             writeln!(f, "  parallel   {width} at once: {run_ahead} candidates run ahead, {used} of them used")?;

@@ -267,6 +267,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         tests: stats.tests,
         improvements: stats.successes,
         cache_hits: stats.cache_hits,
+        known_values: stats.known_values,
         seconds,
         tests_per_second: stats.tests as f64 / seconds.max(1e-6),
         parallel: ParallelSummary {
@@ -426,6 +427,7 @@ mod tests {
                 duration: Duration::from_millis(1),
                 panic: None,
                 frames: None,
+                value_key: None,
             })
         }
     }

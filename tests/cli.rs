@@ -453,6 +453,7 @@ fn check_harness_sample(target: &str, extra: &[&str]) -> HarnessRun {
         "{summary:#}"
     );
     assert!(summary["value"].is_null(), "a raw-bytes target has no rendering: {summary:#}");
+    assert_eq!(summary["known_values"], 0, "a raw-bytes target decodes no value: {summary:#}");
     sample.assert_crash_unchanged();
 
     let libfuzzer = &summary["libfuzzer"];
@@ -568,6 +569,11 @@ fn harness_mode_minimizes_the_typed_scene_and_shows_the_minimized_value() {
     );
     let expected = if cargo_fuzz_installed() { "yes" } else { "skipped" };
     assert_eq!(summary["libfuzzer"]["verified"], expected, "{summary:#}");
+    // Candidates that decoded to a `Scene` already run were answered without
+    // running the target; the final check ran it (verified).
+    assert!(summary["known_values"].as_u64().is_some_and(|n| n > 0), "{summary:#}");
+    assert_eq!(summary["verified"], true, "{summary:#}");
+    assert!(run.stderr.contains("  known      "), "{}", run.stderr);
     // --explain: the values the result is made of, recorded by the arbitrary
     // stand-in, nested inside the whole input, which is a `Scene`.
     let examples = summary["examples"].as_array().unwrap_or_else(|| panic!("no examples: {summary:#}"));
@@ -891,6 +897,7 @@ fn parallel_tests_give_the_serial_result_byte_for_byte_and_test_for_test() {
         assert_eq!(width, 1, "{target}");
         let (parallel_tests, width, run_ahead, used) = tests_and_parallel(&parallel.summary);
         assert_eq!((parallel_tests, width), (tests, 2), "{target}: the same tests, two at a time");
+        assert_eq!(parallel.summary["known_values"], serial.summary["known_values"], "{target}");
         assert!(used > tests / 2 && used <= run_ahead, "{target}: {used} of {run_ahead} run ahead used, {tests} tests");
         assert!(parallel.stderr.contains("  parallel   2 at once:"), "{}", parallel.stderr);
         assert_eq!(parallel.summary["verified"], true);

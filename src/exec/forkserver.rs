@@ -51,6 +51,7 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
 use super::coverage::Coverage;
+use super::known::KnownValues;
 use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
@@ -96,6 +97,10 @@ pub struct ForkServerConfig {
     /// 0 (the default): children record no coverage. Each takes 4 bytes of
     /// the (sparse) shared-memory file: `1 << 20` is 4 MiB.
     pub feature_capacity: u32,
+    /// How many value keys the known-values table holds (a power of two, or
+    /// 0: none; see [`super::known`]). Features follow the decoding's code,
+    /// not only the value, so a coverage harness must have none.
+    pub known_capacity: u32,
 }
 
 impl ForkServerConfig {
@@ -111,6 +116,7 @@ impl ForkServerConfig {
             rss_limit_mb: 0,
             env: Vec::new(),
             feature_capacity: 0,
+            known_capacity: super::known::DEFAULT_CAPACITY,
         }
     }
 }
@@ -188,12 +194,13 @@ struct SharedMemory {
 }
 
 impl SharedMemory {
-    fn create(path: PathBuf, input_capacity: u32, feature_capacity: u32) -> anyhow::Result<Self> {
+    fn create(path: PathBuf, input_capacity: u32, config: &ForkServerConfig) -> anyhow::Result<Self> {
         let layout = Layout {
             input_capacity,
             example_capacity: EXAMPLE_CAPACITY,
             label_capacity: LABEL_CAPACITY,
-            feature_capacity,
+            feature_capacity: config.feature_capacity,
+            known_capacity: if config.feature_capacity > 0 { 0 } else { config.known_capacity },
         };
         let file = OpenOptions::new()
             .read(true)
@@ -248,6 +255,8 @@ pub struct ForkServerExecutor {
     last_status: Option<Status>,
     /// Symbolizes crashing children's frames (started at the first crash by signal).
     symbolizer: Symbolizer,
+    /// The outcomes of the values run so far.
+    known: KnownValues,
 }
 
 impl ForkServerExecutor {
@@ -255,8 +264,7 @@ impl ForkServerExecutor {
     /// [`HandshakeError`]) means the program cannot be used as a fork server.
     pub fn start(config: ForkServerConfig) -> anyhow::Result<Self> {
         let scratch = scratch_dir()?;
-        let shm =
-            SharedMemory::create(scratch.path().join("shm-0"), config.input_capacity.max(1), config.feature_capacity)?;
+        let shm = SharedMemory::create(scratch.path().join("shm-0"), config.input_capacity.max(1), &config)?;
         let output_path = scratch.path().join("output");
         let output = OpenOptions::new()
             .read(true)
@@ -278,6 +286,7 @@ impl ForkServerExecutor {
             last_result: None,
             last_status: None,
             symbolizer: Symbolizer::new(&program),
+            known: KnownValues::default(),
         };
         executor.start_server()?;
         Ok(executor)
@@ -404,8 +413,9 @@ impl ForkServerExecutor {
         self.stop_server();
         self.shm_generation += 1;
         let path = self.scratch.path().join(format!("shm-{}", self.shm_generation));
-        let old = std::mem::replace(&mut self.shm, SharedMemory::create(path, capacity, self.config.feature_capacity)?);
+        let old = std::mem::replace(&mut self.shm, SharedMemory::create(path, capacity, &self.config)?);
         let _ = std::fs::remove_file(old.path);
+        self.known.refill(&self.shm.layout, &mut self.shm.map);
         Ok(())
     }
 
@@ -509,10 +519,25 @@ impl ForkServerExecutor {
         Ok(if over_limit { Status::OutOfMemory } else { Status::Timeout })
     }
 
-    /// The run's outcome from what the child left: its result record, its output, its frames.
+    /// The run's outcome from what the child left: its result record, its
+    /// output, its frames; or, when it stopped at a value already run, that run's.
     fn outcome(&mut self, status: Status, duration: Duration) -> anyhow::Result<Outcome> {
         self.last_result = self.shm.layout.read_result(&self.shm.map).ok();
         self.last_status = Some(status);
+        let key = self.last_result.as_ref().and_then(|r| r.value_key);
+        if let Some(result) = self.last_result.as_ref().filter(|r| r.kind == ResultKind::Known) {
+            let known = key.and_then(|key| self.known.replay(key));
+            return known.with_context(|| format!("the harness stopped at a value the client never ran ({result:?})"));
+        }
+        let outcome = Outcome { value_key: key, ..self.run_outcome(status, duration)? };
+        if let Some(key) = key {
+            self.known.learn(&self.shm.layout, &mut self.shm.map, key, &outcome);
+        }
+        Ok(outcome)
+    }
+
+    /// [`ForkServerExecutor::outcome`] of a child that ran the target.
+    fn run_outcome(&mut self, status: Status, duration: Duration) -> anyhow::Result<Outcome> {
         let stderr = self.stderr_tail().context("cannot read the output file")?;
         let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
         // Only a crash by signal pays for symbolizing, and only for addresses not seen before.
@@ -537,7 +562,7 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Outcome { status, stderr, duration, panic, frames })
+        Ok(Outcome { status, stderr, duration, panic, frames, value_key: None })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.
@@ -578,6 +603,10 @@ impl Executor for ForkServerExecutor {
     fn examples(&self) -> Vec<crate::reduce::Example> {
         let input_len = self.shm.layout.read_input(&self.shm.map).map_or(0, <[u8]>::len);
         self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len))
+    }
+
+    fn replay_known_values(&mut self, on: bool) {
+        self.known.set_on(&self.shm.layout, &mut self.shm.map, on);
     }
 
     fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {

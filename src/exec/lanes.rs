@@ -3,7 +3,9 @@
 //! Lane 0 runs everything the reducer asks for that was not run ahead (the
 //! first runs of the crash, the re-check, a success's follow-up moves); the
 //! others only run ahead. Each lane is a whole executor of its own (a fork
-//! server, or a scratch file for a command), so lanes share nothing.
+//! server, or a scratch file for a command), so lanes share nothing, not even
+//! the values they know ([`super::known`]): a value one lane ran is run again
+//! by another, with the same outcome.
 
 use std::collections::HashMap;
 
@@ -17,16 +19,19 @@ pub struct Lanes<E> {
     ready: HashMap<Vec<u8>, (Outcome, Vec<Example>)>,
     /// The examples of the run that `run` returned last.
     examples: Vec<Example>,
+    /// Whether known values are replayed ([`Executor::replay_known_values`]), for lanes added later.
+    replaying: bool,
 }
 
 impl<E: Executor + Send> Lanes<E> {
     /// One lane: runs one test at a time until [`Lanes::add`] adds more.
     pub fn new(first: E) -> Self {
-        Lanes { lanes: vec![first], ready: HashMap::new(), examples: Vec::new() }
+        Lanes { lanes: vec![first], ready: HashMap::new(), examples: Vec::new(), replaying: false }
     }
 
     /// Adds a lane.
-    pub fn add(&mut self, lane: E) {
+    pub fn add(&mut self, mut lane: E) {
+        lane.replay_known_values(self.replaying);
         self.lanes.push(lane);
     }
 
@@ -60,6 +65,13 @@ impl<E: Executor + Send> Executor for Lanes<E> {
 
     fn width(&self) -> usize {
         self.lanes.len()
+    }
+
+    fn replay_known_values(&mut self, on: bool) {
+        self.replaying = on;
+        for lane in &mut self.lanes {
+            lane.replay_known_values(on);
+        }
     }
 
     /// Runs `inputs` across the lanes (input `i` on lane `i % width`), all
@@ -130,7 +142,14 @@ mod tests {
             }
             self.log.lock().unwrap().push((self.lane, input.to_vec()));
             let stderr = format!("lane {}", self.lane).into_bytes();
-            Ok(Outcome { status: Status::Exited(0), stderr, duration: Duration::ZERO, panic: None, frames: None })
+            Ok(Outcome {
+                status: Status::Exited(0),
+                stderr,
+                duration: Duration::ZERO,
+                panic: None,
+                frames: None,
+                value_key: None,
+            })
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod coverage;
 pub mod forkserver;
+pub mod known;
 pub mod lanes;
 pub mod process;
 pub mod symbolize;
@@ -64,6 +65,10 @@ pub struct Outcome {
     /// The symbolized stack of a crash by signal, innermost first, when the
     /// process recorded it (a fork-server harness does) and a symbolizer exists.
     pub frames: Option<Vec<crate::signature::parse::Frame>>,
+    /// The key of the value a typed target decoded from the input (harness
+    /// mode; see [`known`]): inputs with the same key run the same way, and
+    /// one whose key a run already had may be answered with that run's outcome.
+    pub value_key: Option<u64>,
 }
 
 /// A panic reported by the process itself rather than parsed from its stderr.
@@ -112,4 +117,8 @@ pub trait Executor {
     /// keeping each outcome for the `run` that asks for it (speculative tests;
     /// see [`Lanes`]). Does nothing by default.
     fn prefetch(&mut self, _inputs: &[Vec<u8>]) {}
+
+    /// Turns the answering of already-run values ([`known`]) on or off; on
+    /// only while a reduction runs. Does nothing by default.
+    fn replay_known_values(&mut self, _on: bool) {}
 }

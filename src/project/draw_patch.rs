@@ -27,6 +27,15 @@
 //! counters per function as the crate's own methods, and 538 features where
 //! they give 533 (a label `match` in the wrapper gave 543).
 //!
+//! Four more methods answer questions about the data without being draws:
+//! `len`, `is_empty`, `peek_bytes` and `take_rest`. They and the four reads
+//! hand their answers (a read's result, not its bytes) to
+//! `cmc_runtime::values::answer`, which hashes them into the run's value key
+//! (see the runtime's `values` module): two inputs with equal answers build
+//! the same value. `is_empty` answers from the cursor rather than through
+//! `len` (every derived value asks it; its original is left uncalled, hence
+//! the `#[allow(dead_code)]` on each renamed method).
+//!
 //! A source where any anchor is missing or occurs twice is left alone
 //! ([`patch`] returns `None`): the build goes on without draws.
 
@@ -56,7 +65,7 @@ struct Wrapped {
     declaration: &'static str,
 }
 
-const WRAPPED: [Wrapped; 4] = [
+const WRAPPED: [Wrapped; 8] = [
     Wrapped {
         name: "fill_buffer",
         declaration: "    pub fn fill_buffer(&mut self, buffer: &mut [u8]) -> Result<()> {\n",
@@ -68,6 +77,10 @@ const WRAPPED: [Wrapped; 4] = [
     },
     Wrapped { name: "arbitrary_byte_size", declaration: "    fn arbitrary_byte_size(&mut self) -> Result<usize> {\n" },
     Wrapped { name: "bytes", declaration: "    pub fn bytes(&mut self, size: usize) -> Result<&'a [u8]> {\n" },
+    Wrapped { name: "len", declaration: "    pub fn len(&self) -> usize {\n" },
+    Wrapped { name: "is_empty", declaration: "    pub fn is_empty(&self) -> bool {\n" },
+    Wrapped { name: "peek_bytes", declaration: "    pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {\n" },
+    Wrapped { name: "take_rest", declaration: "    pub fn take_rest(mut self) -> &'a [u8] {\n" },
 ];
 
 /// What the appended wrappers rely on besides the wrapped methods.
@@ -86,8 +99,7 @@ impl<'a> Unstructured<'a> {
 
     /// Fills `buffer` from the front of the data, zeros past its end: recorded as `draw:le:<width>`.
     pub fn fill_buffer(&mut self, buffer: &mut [u8]) -> Result<()> {
-        let (front, len) = self.__cmc_cursor();
-        cmc_runtime::examples::draw_fill(front, len, buffer.len());
+        cmc_runtime::examples::draw_fill(self.data, buffer.len());
         self.__cmc_fill_buffer(buffer)
     }
 
@@ -100,6 +112,10 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_int_in_range(range);
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:range");
+        let width = core::mem::size_of::<T>();
+        // A primitive integer's own bytes, all initialized.
+        let value = result.as_ref().ok().map(|v| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) });
+        cmc_runtime::values::answer(value, width);
         result
     }
 
@@ -109,6 +125,8 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_arbitrary_byte_size();
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:len");
+        let value = result.as_ref().ok().map(|size| size.to_le_bytes());
+        cmc_runtime::values::answer(value.as_ref().map(|bytes| &bytes[..]), 8);
         result
     }
 
@@ -118,7 +136,38 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_bytes(size);
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:bytes");
+        cmc_runtime::values::answer(result.as_ref().ok().copied(), size);
         result
+    }
+
+    /// How many bytes are left: an answer in the value key.
+    pub fn len(&self) -> usize {
+        let left = self.__cmc_len();
+        cmc_runtime::values::answer(Some(&left.to_le_bytes()), 8);
+        left
+    }
+
+    /// Whether no byte is left: an answer in the value key (only the `bool`,
+    /// not through `len`: every derived value asks it).
+    pub fn is_empty(&self) -> bool {
+        let empty = self.__cmc_cursor().1 == 0;
+        cmc_runtime::values::answer(Some(&[u8::from(empty)]), 1);
+        empty
+    }
+
+    /// The next `size` bytes, not taken: an answer in the value key.
+    pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {
+        let peeked = self.__cmc_peek_bytes(size);
+        cmc_runtime::values::answer(peeked, size);
+        peeked
+    }
+
+    /// All the bytes left: an answer in the value key. (`self`, not the
+    /// original's `mut self`: `#![deny(unused)]` is not among the `warnings` we allow.)
+    pub fn take_rest(self) -> &'a [u8] {
+        let rest = self.__cmc_take_rest();
+        cmc_runtime::values::answer(Some(rest), rest.len());
+        rest
     }
 }
 "#;
@@ -138,7 +187,9 @@ pub fn patch(source: &str) -> Option<String> {
         let name = wrapped.name;
         let private = wrapped.declaration.replacen(&format!("fn {name}("), &format!("fn __cmc_{name}("), 1);
         let private = private.replacen(&format!("fn {name}<"), &format!("fn __cmc_{name}<"), 1);
-        let private = format!("    {}", private.trim_start().trim_start_matches("pub "));
+        // `is_empty`'s wrapper does not call its original: no dead-code error
+        // under the crate's `#![deny(unused)]`.
+        let private = format!("    #[allow(dead_code)] {}", private.trim_start().trim_start_matches("pub "));
         patched = patched.replacen(wrapped.declaration, &private, 1);
     }
     patched.push_str(&format!(
@@ -195,8 +246,16 @@ impl<'a> Unstructured<'a> {
         Err(Error::NotEnoughData)
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {
         self.data.get(..size)
+    }
+
+    pub fn take_rest(mut self) -> &'a [u8] {
+        mem::take(&mut self.data)
     }
 }
 
@@ -209,10 +268,15 @@ mod tests {
 
     /// `text` with each wrapped method's declaration as both builds compile it (in place, same lines).
     fn renamed(text: &str) -> String {
-        text.replace("    fn arbitrary_byte_size(", "    fn __cmc_arbitrary_byte_size(")
-            .replace("    pub fn int_in_range<T>(", "    fn __cmc_int_in_range<T>(")
-            .replace("    pub fn fill_buffer(", "    fn __cmc_fill_buffer(")
-            .replace("    pub fn bytes(", "    fn __cmc_bytes(")
+        let allowed = "    #[allow(dead_code)] fn __cmc_";
+        text.replace("    fn arbitrary_byte_size(", &format!("{allowed}arbitrary_byte_size("))
+            .replace("    pub fn int_in_range<T>(", &format!("{allowed}int_in_range<T>("))
+            .replace("    pub fn fill_buffer(", &format!("{allowed}fill_buffer("))
+            .replace("    pub fn bytes(", &format!("{allowed}bytes("))
+            .replace("    pub fn len(", &format!("{allowed}len("))
+            .replace("    pub fn is_empty(", &format!("{allowed}is_empty("))
+            .replace("    pub fn peek_bytes(", &format!("{allowed}peek_bytes("))
+            .replace("    pub fn take_rest(", &format!("{allowed}take_rest("))
     }
 
     #[test]
@@ -223,12 +287,16 @@ mod tests {
         // on its own line(s): every line number of the file is kept.
         assert_eq!(original, renamed(FAKE_UNSTRUCTURED));
         assert_eq!(original.lines().count(), FAKE_UNSTRUCTURED.lines().count());
-        // The wrappers have the original signatures and call the original bodies.
+        // The wrappers have the original signatures and call the original
+        // bodies (but `is_empty`, whose original asks `len`, a wrapper too).
         assert!(wrappers.contains("\n#[allow(warnings)]\nimpl<'a> Unstructured<'a> {\n"));
         for wrapped in &WRAPPED {
-            assert!(wrappers.contains(wrapped.declaration), "{}", wrapped.name);
-            assert!(wrappers.contains(&format!("self.__cmc_{}(", wrapped.name)), "{}", wrapped.name);
+            assert!(wrappers.contains(&wrapped.declaration.replace("(mut self)", "(self)")), "{}", wrapped.name);
+            let calls = wrappers.contains(&format!("self.__cmc_{}(", wrapped.name));
+            assert_eq!(calls, wrapped.name != "is_empty", "{}", wrapped.name);
         }
+        // Each read's answer goes into the value key once (a fill's in the runtime).
+        assert_eq!(wrappers.matches("cmc_runtime::values::answer(").count(), 7);
         // One call each to the runtime, with the fixed labels (a fill's chosen
         // by the runtime from its width), and no branch of their own.
         for label in ["draw:range", "draw:len", "draw:bytes"] {
@@ -240,7 +308,7 @@ mod tests {
                 "{label}"
             );
         }
-        assert_eq!(wrappers.matches("cmc_runtime::examples::draw_fill(front, len, buffer.len())").count(), 1);
+        assert_eq!(wrappers.matches("cmc_runtime::examples::draw_fill(self.data, buffer.len())").count(), 1);
         for branch in ["match ", "if ", "?", "map_or"] {
             assert!(!wrappers.contains(branch), "{branch}");
         }

@@ -52,7 +52,7 @@ macro_rules! sources {
 pub const PROTOCOL: EmbeddedCrate = EmbeddedCrate {
     dir: "protocol",
     manifest: include_str!("../../embedded/protocol/manifest.toml"),
-    files: sources!("protocol": "lib.rs", "message.rs", "shm.rs", "start.rs"),
+    files: sources!("protocol": "lib.rs", "known.rs", "message.rs", "shm.rs", "start.rs"),
 };
 
 /// `cargo-minimize-crash-runtime` (`cmc_runtime`): the fork server, on libc and the protocol.
@@ -60,7 +60,8 @@ pub const RUNTIME: EmbeddedCrate = EmbeddedCrate {
     dir: "runtime",
     manifest: include_str!("../../embedded/runtime/manifest.toml"),
     files: sources!(
-        "runtime": "lib.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs"
+        "runtime": "lib.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs",
+        "values.rs"
     ),
 };
 

@@ -239,10 +239,23 @@ fn standin_manifest(manifest: &mut DocumentMut, runtime: &Path) {
     }
 }
 
+/// The function `fuzz_target!`'s expansion calls between decoding a typed
+/// target's input and running its body (and first thing for a raw-bytes
+/// target), in libfuzzer-sys 0.4.7 and later.
+const DECODED_ANCHOR: &str = "pub fn rust_libfuzzer_debug_path() -> &'static Option<String> {\n";
+
 /// The crate root, with warnings allowed (cargo caps lints for registry
 /// crates but not for path ones, and a user's `RUSTFLAGS=-Dwarnings` must not
-/// fail an old version's code on a new compiler) and our module declared.
+/// fail an old version's code on a new compiler), our module declared, and
+/// the runtime's hook for decoded values ([`DECODED_ANCHOR`]; on the same
+/// line, so no line moves) where the version has the anchor.
 fn patched_lib(lib: &str) -> String {
+    let hooked = DECODED_ANCHOR.replace('\n', " cmc_runtime::values::decoded(); // cargo-minimize-crash\n");
+    let lib = if lib.matches(DECODED_ANCHOR).count() == 1 {
+        lib.replacen(DECODED_ANCHOR, &hooked, 1)
+    } else {
+        lib.to_string()
+    };
     format!(
         "#![allow(warnings)] // cargo-minimize-crash: lints are capped for registry crates\n{lib}\n\
          // cargo-minimize-crash: run the fuzz target under the fork server instead of libFuzzer.\n\
@@ -459,6 +472,19 @@ version = "1.0.83"
         assert!(module.contains("cmc_runtime::serve(test_one)"), "{module}");
         // 0.4.9 and later: the initializer comes from the fuzz target's macro expansion.
         assert!(module.contains("fn LLVMFuzzerInitialize("), "{module}");
+    }
+
+    #[test]
+    fn the_decoded_value_hook_goes_on_the_debug_path_functions_own_line() {
+        let lib = "pub fn test_input_wrap() {}\n\n#[doc(hidden)]\npub fn rust_libfuzzer_debug_path() -> &'static Option<String> {\n    &None\n}\n";
+        let patched = patched_lib(lib);
+        assert!(patched.contains(
+            "pub fn rust_libfuzzer_debug_path() -> &'static Option<String> { cmc_runtime::values::decoded(); // cargo-minimize-crash\n    &None\n"
+        ));
+        assert_eq!(patched.lines().count(), patched_lib("pub fn test_input_wrap() {}\n\n\n\n\n\n").lines().count());
+        // A version without the function (before 0.4.7) is left as it is: no value cache.
+        let old = "pub fn test_input_wrap() {}\n";
+        assert!(!patched_lib(old).contains("decoded"));
     }
 
     #[test]

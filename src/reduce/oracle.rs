@@ -49,6 +49,13 @@ pub trait Oracle {
     /// the reducer reaches, in order, and must give the verdict a serial test
     /// would (so the result is the same as testing one at a time).
     fn prefetch(&mut self, _candidates: &[Vec<u8>]) {}
+
+    /// How many of its verdicts so far were given without running the
+    /// target (a value it already ran on; 0 by default). The reducer counts
+    /// those apart from its tests.
+    fn known_values(&self) -> u64 {
+        0
+    }
 }
 
 impl<F: FnMut(&[u8]) -> Verdict> Oracle for F {

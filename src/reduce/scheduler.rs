@@ -201,12 +201,14 @@ impl Scheduler {
             if sh.wants_prediction() > 0 {
                 self.predict(sh, p, (!exhaustive).then(|| max_failures - failures), then);
             }
-            let tests = sh.stats.tests;
+            // A known value is a failure too, though the target did not run:
+            // the pass moves as it would without them, only cheaper.
+            let tried = sh.stats.tests + sh.stats.known_values;
             self.step(sh, p)?;
             if sh.generation() != generation {
                 paid = true;
                 failures = 0;
-            } else if sh.stats.tests != tests {
+            } else if sh.stats.tests + sh.stats.known_values != tried {
                 failures += 1;
                 if !exhaustive && failures >= max_failures {
                     return Ok(paid);

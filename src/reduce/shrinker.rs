@@ -176,12 +176,10 @@ impl<'a> Shrinker<'a> {
         }
         self.check_budget()?;
         self.take_ahead(key);
-        self.stats.tests += 1;
-        self.stats.passes[self.current].tests += 1;
-        if self.stats.tests % PROGRESS_EVERY == 0 {
-            self.report_progress();
-        }
-        match self.oracle.test(&candidate) {
+        let known_before = self.oracle.known_values();
+        let verdict = self.oracle.test(&candidate);
+        self.count_test(known_before);
+        match verdict {
             Err(e) => Err(Halt::Stop(StopReason::OracleFailed(format!("{e:#}")))),
             Ok(Verdict::Boring) => Ok(false),
             Ok(Verdict::Interesting(examples)) => {
@@ -197,6 +195,20 @@ impl<'a> Shrinker<'a> {
                 self.report_progress();
                 Ok(true)
             }
+        }
+    }
+
+    /// Counts the candidate just tested: a test, or a known value when the
+    /// oracle answered without running the target.
+    fn count_test(&mut self, known_before: u64) {
+        if self.oracle.known_values() > known_before {
+            self.stats.known_values += 1;
+            return;
+        }
+        self.stats.tests += 1;
+        self.stats.passes[self.current].tests += 1;
+        if self.stats.tests % PROGRESS_EVERY == 0 {
+            self.report_progress();
         }
     }
 

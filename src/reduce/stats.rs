@@ -60,6 +60,9 @@ pub struct Stats {
     pub successes: u64,
     /// Candidates skipped because they had been tested already.
     pub cache_hits: u64,
+    /// Candidates answered without running the target: they decoded to a
+    /// value it already ran on (typed targets; not counted in `tests`).
+    pub known_values: u64,
     /// Candidates never run because they were not better than the best so far.
     pub not_better: u64,
     /// Per pass, in the order the passes are defined.
@@ -76,8 +79,14 @@ impl fmt::Display for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{} -> {} bytes in {} tests ({} improvements, {} cache hits) in {:.2?}",
-            self.initial_len, self.final_len, self.tests, self.successes, self.cache_hits, self.elapsed
+            "{} -> {} bytes in {} tests ({} improvements, {} cache hits, {} known values) in {:.2?}",
+            self.initial_len,
+            self.final_len,
+            self.tests,
+            self.successes,
+            self.cache_hits,
+            self.known_values,
+            self.elapsed
         )?;
         writeln!(f, "{:<24} {:>8} {:>8} {:>10} {:>10}", "pass", "steps", "tests", "successes", "removed")?;
         for p in &self.passes {

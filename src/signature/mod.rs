@@ -237,7 +237,14 @@ mod tests {
     use super::*;
 
     fn outcome(status: Status, stderr: &str) -> Outcome {
-        Outcome { status, stderr: stderr.as_bytes().to_vec(), duration: Duration::ZERO, panic: None, frames: None }
+        Outcome {
+            status,
+            stderr: stderr.as_bytes().to_vec(),
+            duration: Duration::ZERO,
+            panic: None,
+            frames: None,
+            value_key: None,
+        }
     }
 
     fn sig(status: Status, stderr: &str) -> Signature {

@@ -39,13 +39,14 @@
 //!
 //! ```text
 //! 0        header (64 bytes): magic "cmc-shm\0", version, input / example / label capacities, input length,
-//!          feature capacity (0 = no coverage)
-//! 64       result (5,456 bytes): kind, panic line and column, lengths, flags, example and label counts,
-//!          frame count, signal, feature count, counters, max stack offset, panic message (4,096 bytes),
-//!          panic file (1,024 bytes), crash frames (image base, image length, 32 raw addresses)
-//! 5,520    examples: example_capacity records of 24 bytes (front span, back span, label id, depth)
+//!          feature capacity (0 = no coverage), known-value capacity, known values on
+//! 64       result (5,472 bytes): kind, panic line and column, lengths, flags, example and label counts,
+//!          frame count, signal, feature count, counters, max stack offset, value key, panic message
+//!          (4,096 bytes), panic file (1,024 bytes), crash frames (image base, image length, 32 raw addresses)
+//! 5,536    examples: example_capacity records of 24 bytes (front span, back span, label id, depth)
 //! ...      labels: label_capacity bytes of (u16 length, name) entries; a label id is an entry's index
 //! ...      features: feature_capacity u32 entries (8-aligned), the run's coverage features, ascending
+//! ...      known values: known_capacity u64 value keys (8-aligned; see [`known`])
 //! ...      input: input_capacity bytes (8-aligned), the candidate
 //! ```
 //!
@@ -59,6 +60,7 @@
 // cargo-minimize-crash compiles these same files as its `protocol` module
 // (`#[path]`, so that its package carries them): name this crate's root
 // `super::` in the submodules, never `crate::`.
+pub mod known;
 pub mod message;
 pub mod shm;
 pub mod start;
@@ -70,7 +72,7 @@ pub use shm::{ChildResult, CoverageRecord, CrashFrames, ExampleRecord, Layout, P
 pub use start::StartInfo;
 
 /// The protocol version; both sides must speak the same one.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 
 /// The environment variable that turns a harness into a fork server; its value is a [`StartInfo`].
 pub const ENV_VAR: &str = "CARGO_MINIMIZE_CRASH_FORKSERVER";

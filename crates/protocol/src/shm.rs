@@ -5,16 +5,19 @@
 //! ```text
 //! header   0   magic "cmc-shm\0" (8)   8 version   12 input capacity   16 example capacity
 //!          20  label capacity (bytes)  24 input length   28 feature capacity (entries; 0 = no coverage)
-//!          32..64 reserved
+//!          32  known-value capacity (entries, a power of two; 0 = none)   36 known values on (0 or 1)
+//!          40..64 reserved
 //! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
 //!          88  example count   92 examples dropped   96 label bytes used   100 label count
 //!          104 frame count   108 signal   112 feature count   116 counters   120 max stack offset (u64)
-//!          128 message (4,096)   4,224 file (1,024)
-//!          5,248 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
-//! examples 5,520, then example capacity x 24 bytes:
+//!          128 value key (u64)   136..144 reserved
+//!          144 message (4,096)   4,240 file (1,024)
+//!          5,264 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
+//! examples 5,536, then example capacity x 24 bytes:
 //!          front start, front end, back start, back end, label id, depth
 //! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
 //! features then (rounded up to 8) feature capacity x 4 bytes: the run's features, ascending
+//! known    then (rounded up to 8) known-value capacity x 8 bytes: value keys (u64, 0 = empty slot)
 //! input    then (rounded up to 8) input capacity bytes
 //! ```
 //!
@@ -38,6 +41,9 @@
 //! not instrumented) and the raw stack depth. The child writes the features in
 //! place ([`Layout::features_area`]) and then their summary
 //! ([`Layout::write_coverage`]); a list longer than the area is cut (a flag).
+//!
+//! The value key and the known values are the value cache of typed targets
+//! (see [`super::known`]).
 
 use super::{get_u32, need, put_u32, DecodeError, VERSION};
 
@@ -60,7 +66,7 @@ pub const FRAME_CAPACITY: usize = 32;
 /// The crash frames' area: image base, image length, the addresses.
 pub const FRAMES_LEN: usize = 16 + 8 * FRAME_CAPACITY;
 
-const RESULT_FIXED: usize = 64;
+const RESULT_FIXED: usize = 80;
 
 const H_VERSION: usize = 8;
 const H_INPUT_CAPACITY: usize = 12;
@@ -68,13 +74,15 @@ const H_EXAMPLE_CAPACITY: usize = 16;
 const H_LABEL_CAPACITY: usize = 20;
 const H_INPUT_LEN: usize = 24;
 const H_FEATURE_CAPACITY: usize = 28;
+pub(crate) const H_KNOWN_CAPACITY: usize = 32;
+pub(crate) const H_KNOWN_ON: usize = 36;
 
 const R_KIND: usize = RESULT_OFFSET;
 const R_LINE: usize = RESULT_OFFSET + 4;
 const R_COLUMN: usize = RESULT_OFFSET + 8;
 const R_MESSAGE_LEN: usize = RESULT_OFFSET + 12;
 const R_FILE_LEN: usize = RESULT_OFFSET + 16;
-const R_FLAGS: usize = RESULT_OFFSET + 20;
+pub(crate) const R_FLAGS: usize = RESULT_OFFSET + 20;
 const R_EXAMPLE_COUNT: usize = RESULT_OFFSET + 24;
 const R_EXAMPLES_DROPPED: usize = RESULT_OFFSET + 28;
 const R_LABEL_BYTES: usize = RESULT_OFFSET + 32;
@@ -84,6 +92,7 @@ const R_SIGNAL: usize = RESULT_OFFSET + 44;
 const R_FEATURE_COUNT: usize = RESULT_OFFSET + 48;
 const R_COUNTERS: usize = RESULT_OFFSET + 52;
 const R_STACK_OFFSET: usize = RESULT_OFFSET + 56;
+pub(crate) const R_VALUE_KEY: usize = RESULT_OFFSET + 64;
 const R_MESSAGE: usize = RESULT_OFFSET + RESULT_FIXED;
 const R_FILE: usize = R_MESSAGE + MESSAGE_CAPACITY;
 const R_FRAMES: usize = R_FILE + FILE_CAPACITY;
@@ -94,6 +103,8 @@ const FLAG_FILE_CUT: u32 = 2;
 const FLAG_FEATURES_CUT: u32 = 4;
 /// The child recorded its coverage (the target returned).
 const FLAG_COVERAGE: u32 = 8;
+/// The child recorded its value key (a typed target finished decoding its input).
+pub(crate) const FLAG_VALUE_KEY: u32 = 16;
 
 /// How far the child got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -109,6 +120,9 @@ pub enum ResultKind {
     Rejected = 3,
     /// The target panicked; the panic's message and location are recorded.
     Panicked = 4,
+    /// The child decoded a value whose key is in the known-values table and
+    /// stopped before calling the target: the run is the earlier one's again.
+    Known = 5,
 }
 
 impl ResultKind {
@@ -119,7 +133,8 @@ impl ResultKind {
             2 => ResultKind::Ok,
             3 => ResultKind::Rejected,
             4 => ResultKind::Panicked,
-            _ => return Err(DecodeError::OutOfRange { what: "result kind", value: value.into(), limit: 4 }),
+            5 => ResultKind::Known,
+            _ => return Err(DecodeError::OutOfRange { what: "result kind", value: value.into(), limit: 5 }),
         })
     }
 }
@@ -222,6 +237,8 @@ pub struct ChildResult {
     pub frames: Option<CrashFrames>,
     /// The run's coverage, when the layout has room for features and the target returned.
     pub coverage: Option<CoverageRecord>,
+    /// The key of the value a typed target decoded, when it finished decoding.
+    pub value_key: Option<u64>,
 }
 
 /// The sizes of the variable areas, from which every offset follows.
@@ -235,6 +252,8 @@ pub struct Layout {
     pub label_capacity: u32,
     /// How many coverage features fit (`u32` entries); 0: the child records no coverage.
     pub feature_capacity: u32,
+    /// How many known value keys fit (a power of two, or 0: no value cache).
+    pub known_capacity: u32,
 }
 
 impl Layout {
@@ -253,9 +272,14 @@ impl Layout {
         (self.labels_offset() + self.label_capacity as usize).next_multiple_of(8)
     }
 
+    /// Where the known value keys start (8-aligned).
+    pub fn known_offset(&self) -> usize {
+        (self.features_offset() + 4 * self.feature_capacity as usize).next_multiple_of(8)
+    }
+
     /// Where the input starts (8-aligned).
     pub fn input_offset(&self) -> usize {
-        (self.features_offset() + 4 * self.feature_capacity as usize).next_multiple_of(8)
+        self.known_offset() + 8 * self.known_capacity as usize
     }
 
     /// The size the shared-memory file must have.
@@ -277,6 +301,7 @@ impl Layout {
         put_u32(shm, H_EXAMPLE_CAPACITY, self.example_capacity);
         put_u32(shm, H_LABEL_CAPACITY, self.label_capacity);
         put_u32(shm, H_FEATURE_CAPACITY, self.feature_capacity);
+        put_u32(shm, H_KNOWN_CAPACITY, self.known_capacity);
         self.clear_result(shm);
     }
 
@@ -296,7 +321,12 @@ impl Layout {
             example_capacity: get_u32(shm, H_EXAMPLE_CAPACITY),
             label_capacity: get_u32(shm, H_LABEL_CAPACITY),
             feature_capacity: get_u32(shm, H_FEATURE_CAPACITY),
+            known_capacity: get_u32(shm, H_KNOWN_CAPACITY),
         };
+        if !layout.known_capacity.is_power_of_two() && layout.known_capacity != 0 {
+            let value = layout.known_capacity.into();
+            return Err(DecodeError::OutOfRange { what: "known-value capacity (a power of two)", value, limit: 0 });
+        }
         need(shm, layout.total_len(), "shared-memory file")?;
         Ok(layout)
     }
@@ -547,7 +577,8 @@ impl Layout {
         });
         let examples_dropped = get_u32(shm, R_EXAMPLES_DROPPED);
         let coverage = self.read_coverage(shm)?;
-        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage })
+        let value_key = (get_u32(shm, R_FLAGS) & FLAG_VALUE_KEY != 0).then(|| get_u64(R_VALUE_KEY));
+        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage, value_key })
     }
 }
 
@@ -555,7 +586,8 @@ impl Layout {
 mod tests {
     use super::*;
 
-    const SMALL: Layout = Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16, feature_capacity: 3 };
+    const SMALL: Layout =
+        Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16, feature_capacity: 3, known_capacity: 4 };
 
     fn shm(layout: &Layout) -> Vec<u8> {
         let mut shm = vec![0xAA; layout.total_len()];
@@ -565,22 +597,24 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_documented_one() {
-        assert_eq!(RESULT_LEN, 5456);
-        assert_eq!(R_FRAMES, 5248);
-        assert_eq!(SMALL.examples_offset(), 5520);
-        assert_eq!(SMALL.labels_offset(), 5520 + 48);
-        assert_eq!(SMALL.features_offset(), 5520 + 48 + 16);
-        assert_eq!(SMALL.input_offset(), 5584 + 16, "3 features, 12 bytes, rounded up to 8");
-        assert_eq!(SMALL.total_len(), 5600 + 100);
+        assert_eq!(RESULT_LEN, 5472);
+        assert_eq!(R_VALUE_KEY, 128);
+        assert_eq!(R_FRAMES, 5264);
+        assert_eq!(SMALL.examples_offset(), 5536);
+        assert_eq!(SMALL.labels_offset(), 5536 + 48);
+        assert_eq!(SMALL.features_offset(), 5536 + 48 + 16);
+        assert_eq!(SMALL.known_offset(), 5600 + 16, "3 features, 12 bytes, rounded up to 8");
+        assert_eq!(SMALL.input_offset(), 5616 + 32, "4 known keys of 8 bytes");
+        assert_eq!(SMALL.total_len(), 5648 + 100);
         let odd = Layout { label_capacity: 13, ..SMALL };
         assert_eq!(odd.features_offset() % 8, 0);
         assert_eq!(odd.input_offset() % 8, 0);
-        let none = Layout { feature_capacity: 0, ..SMALL };
-        assert_eq!(none.input_offset(), 5584, "no coverage, no room");
+        let none = Layout { feature_capacity: 0, known_capacity: 0, ..SMALL };
+        assert_eq!(none.input_offset(), 5600, "no coverage and no known values, no room");
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x03\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x04\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
-        assert_eq!(&shm[28..32], &3u32.to_le_bytes());
+        assert_eq!(&shm[28..36], &[3, 0, 0, 0, 4, 0, 0, 0]);
         assert_eq!((R_FEATURE_COUNT, R_COUNTERS, R_STACK_OFFSET), (112, 116, 120));
     }
 
@@ -599,8 +633,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 4;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 4, expected: 3 }));
+        newer[H_VERSION] = 5;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 5, expected: 4 }));
     }
 
     #[test]

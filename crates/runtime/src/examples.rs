@@ -33,13 +33,16 @@ use std::sync::{Mutex, MutexGuard};
 use cmc_protocol::{ExampleRecord, OPEN_END};
 
 use crate::shared::SharedMemory;
+use crate::values::ValueKey;
 
 /// The recorder of the running child; `None` outside a forked child (the
 /// replay tool, the server itself), where [`enter`] and [`exit`] do nothing.
 static RECORDER: Mutex<Option<Recorder>> = Mutex::new(None);
 
-struct Recorder {
-    shm: SharedMemory,
+pub(crate) struct Recorder {
+    pub(crate) shm: SharedMemory,
+    /// The hash of what the reads returned (the value key).
+    pub(crate) key: ValueKey,
     /// The input's address and length.
     base: usize,
     len: usize,
@@ -80,6 +83,7 @@ pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
         depth: 0,
         last_back: u32::try_from(len).unwrap_or(u32::MAX),
         labels: HashMap::default(),
+        key: ValueKey::new(len),
     });
 }
 
@@ -115,16 +119,17 @@ pub extern "C" fn draw(
     }
 }
 
-/// A `fill_buffer` of `width` bytes is about to read from the cursor
-/// (`front`, `remaining`): it takes `width` bytes, or what is left, from the
+/// A `fill_buffer` of `width` bytes is about to read from the unread `data`
+/// (its `Unstructured`'s own slice): it takes `width` bytes, or what is left, from the
 /// front ([`draw`], labelled by the width: `draw:le:<width>` for the widths
 /// of Rust's integers, else `draw:le`). Called before the read, whose extent
 /// is known in advance, so nothing follows the read in the copy's code (a
 /// call after it made the zero-filling of a short tail a branch of its own,
 /// a counter `cargo fuzz build` does not have); the label is chosen here,
-/// uninstrumented.
+/// uninstrumented. The buffer it fills (the bytes taken, zeros past them)
+/// goes into the value key.
 #[allow(improper_ctypes_definitions)]
-pub extern "C" fn draw_fill(front: *const u8, remaining: usize, width: usize) {
+pub extern "C" fn draw_fill(data: &[u8], width: usize) {
     let label = match width {
         1 => "draw:le:1",
         2 => "draw:le:2",
@@ -133,8 +138,13 @@ pub extern "C" fn draw_fill(front: *const u8, remaining: usize, width: usize) {
         16 => "draw:le:16",
         _ => "draw:le",
     };
+    let (front, remaining) = (data.as_ptr(), data.len());
     let taken = width.min(remaining);
-    draw(front, remaining, front.wrapping_add(taken), remaining - taken, label);
+    if let Some(recorder) = lock().as_mut() {
+        recorder.key.add_filled(&data[..taken], width);
+        let token = recorder.enter(front, remaining, label);
+        recorder.exit(token, Some((front.wrapping_add(taken), remaining - taken)));
+    }
 }
 
 /// The value `token` was entered for is built (or failed). `cursor` is the
@@ -147,6 +157,11 @@ pub extern "C" fn exit(token: Token, cursor: Option<(*const u8, usize)>) {
             recorder.exit(token, cursor);
         }
     }
+}
+
+/// Runs `f` on the running child's recorder; `None` outside a forked child.
+pub(crate) fn with_recorder<R>(f: impl FnOnce(&mut Recorder) -> R) -> Option<R> {
+    lock().as_mut().map(f)
 }
 
 /// The recorder, even if a thread panicked while holding it (nothing here panics).
@@ -223,7 +238,13 @@ mod tests {
 
     #[test]
     fn nested_values_become_preorder_records_with_absolute_spans() {
-        let layout = Layout { input_capacity: 64, example_capacity: 8, label_capacity: 256, feature_capacity: 0 };
+        let layout = Layout {
+            input_capacity: 64,
+            example_capacity: 8,
+            label_capacity: 256,
+            feature_capacity: 0,
+            known_capacity: 0,
+        };
         let path = std::env::temp_dir().join(format!("cmc-runtime-examples-{}", std::process::id()));
         let mut file = vec![0u8; layout.total_len()];
         layout.write_header(&mut file);
@@ -240,7 +261,7 @@ mod tests {
         let blend = enter(at(4), 15, "Blend");
         exit(blend, Some((at(5), 14)));
         // A draw: a u32's four bytes, recorded as a leaf before it is read.
-        draw_fill(at(5), 14, 4);
+        draw_fill(&input[5..19], 4);
         // A foreign buffer is not the input: not recorded, depth unchanged.
         let other = [1u8, 2, 3];
         let foreign = enter(other.as_ptr(), 3, "Foreign");
@@ -248,7 +269,7 @@ mod tests {
         exit(layer, Some((at(9), 8)));
         // Exhausted: arbitrary's empty slice points elsewhere.
         let empty = enter(at(9), 8, "Layer");
-        draw_fill(at(9), 8, 16); // A short tail: the 8 bytes left.
+        draw_fill(&input[9..17], 16); // A short tail: the 8 bytes left.
         exit(empty, Some((b"".as_ptr(), 0)));
         exit(scene, None);
 

@@ -50,6 +50,7 @@ mod replay;
 mod server;
 mod shared;
 mod signals;
+pub mod values;
 
 pub use cmc_protocol as protocol;
 

@@ -28,8 +28,9 @@ pub struct Summary {
     pub improvements: u64,
     /// Candidates not run because they had been run before.
     pub cache_hits: u64,
-    /// Candidates answered without running the target, as they decoded to a
-    /// value it already ran on (typed targets in harness mode; not in `tests`).
+    /// Candidates that decoded to a value already tested (typed targets in
+    /// harness mode; not in `tests`): answered without running the target
+    /// (or, with `--parallel`, run ahead by a lane that did not know it).
     pub known_values: u64,
     /// The reduction's wall time, in seconds.
     pub seconds: f64,
@@ -149,7 +150,7 @@ impl fmt::Display for Summary {
         )?;
         if self.known_values > 0 {
             let known = self.known_values;
-            writeln!(f, "  known      {known} more candidates decoded to values already run: answered without a run")?;
+            writeln!(f, "  known      {known} more candidates decoded to values already tested: they needed no run")?;
         }
         if self.parallel.width > 1 {
             let ParallelSummary { width, run_ahead, used, .. } = self.parallel;

@@ -77,6 +77,12 @@ impl Draw {
         self.is_byte() && self.value(bytes).is_some_and(|v| v % 2 == 1)
     }
 
+    /// Whether it is an integer that ends an input of `len` bytes: a short
+    /// read zero-fills its tail, so zero bytes at its end can go.
+    pub fn ends_input_zero_filled(&self, len: usize) -> bool {
+        self.span.end == len && matches!(self.kind, DrawKind::Int { .. })
+    }
+
     /// Whether its value is a number (every kind but raw contents).
     pub fn is_numeric(&self) -> bool {
         self.kind != DrawKind::Bytes

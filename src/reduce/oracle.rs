@@ -50,8 +50,9 @@ pub trait Oracle {
     /// would (so the result is the same as testing one at a time).
     fn prefetch(&mut self, _candidates: &[Vec<u8>]) {}
 
-    /// How many of its verdicts so far were given without running the
-    /// target (a value it already ran on; 0 by default). The reducer counts
+    /// How many of the candidates tested so far decoded to a value tested
+    /// before (0 by default): their verdicts needed no run of the target,
+    /// though a lane testing ahead may have made one. The reducer counts
     /// those apart from its tests.
     fn known_values(&self) -> u64 {
         0

@@ -203,12 +203,12 @@ impl Scheduler {
             }
             // A known value is a failure too, though the target did not run:
             // the pass moves as it would without them, only cheaper.
-            let tried = sh.stats.tests + sh.stats.known_values;
+            let tried = sh.stats.tried();
             self.step(sh, p)?;
             if sh.generation() != generation {
                 paid = true;
                 failures = 0;
-            } else if sh.stats.tests + sh.stats.known_values != tried {
+            } else if sh.stats.tried() != tried {
                 failures += 1;
                 if !exhaustive && failures >= max_failures {
                     return Ok(paid);

@@ -60,8 +60,9 @@ pub struct Stats {
     pub successes: u64,
     /// Candidates skipped because they had been tested already.
     pub cache_hits: u64,
-    /// Candidates answered without running the target: they decoded to a
-    /// value it already ran on (typed targets; not counted in `tests`).
+    /// Candidates that decoded to a value the reduction already tested
+    /// (typed targets; not counted in `tests`): answered without running the
+    /// target, or run ahead on a `--parallel` lane that did not know it.
     pub known_values: u64,
     /// Candidates never run because they were not better than the best so far.
     pub not_better: u64,
@@ -73,6 +74,13 @@ pub struct Stats {
     pub elapsed: Duration,
     /// Why it ended.
     pub stop: Option<StopReason>,
+}
+
+impl Stats {
+    /// Candidates tested so far: run, or answered as known values.
+    pub fn tried(&self) -> u64 {
+        self.tests + self.known_values
+    }
 }
 
 impl fmt::Display for Stats {

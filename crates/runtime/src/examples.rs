@@ -114,8 +114,7 @@ pub extern "C" fn draw(
     label: &'static str,
 ) {
     if let Some(recorder) = lock().as_mut() {
-        let token = recorder.enter(front, remaining, label);
-        recorder.exit(token, Some((after_front, after_remaining)));
+        recorder.draw((front, remaining), (after_front, after_remaining), label);
     }
 }
 
@@ -142,8 +141,7 @@ pub extern "C" fn draw_fill(data: &[u8], width: usize) {
     let taken = width.min(remaining);
     if let Some(recorder) = lock().as_mut() {
         recorder.key.add_filled(&data[..taken], width);
-        let token = recorder.enter(front, remaining, label);
-        recorder.exit(token, Some((front.wrapping_add(taken), remaining - taken)));
+        recorder.draw((front, remaining), (front.wrapping_add(taken), remaining - taken), label);
     }
 }
 
@@ -170,6 +168,12 @@ fn lock() -> MutexGuard<'static, Option<Recorder>> {
 }
 
 impl Recorder {
+    /// [`draw`] with the recorder held: a leaf, entered and exited at once.
+    fn draw(&mut self, before: (*const u8, usize), after: (*const u8, usize), label: &'static str) {
+        let token = self.enter(before.0, before.1, label);
+        self.exit(token, Some(after));
+    }
+
     /// [`enter`] with the recorder held.
     fn enter(&mut self, front: *const u8, remaining: usize, label: &'static str) -> Token {
         let Some((front, back)) = self.offsets(front, remaining) else {

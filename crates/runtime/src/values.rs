@@ -7,7 +7,8 @@
 //!
 //! - `fill_buffer` (integers, `bool`, `char`, floats, enum tags): the buffer
 //!   it fills, the bytes taken and the zeros past the data's end
-//!   ([`fill`], from the cursor, as the read itself comes after the call);
+//!   (`examples::draw_fill` works it out from the cursor, as the read itself
+//!   comes after the call);
 //! - `int_in_range` and the collection sizes (`arbitrary_byte_size`): the
 //!   integer returned, or that it failed ([`answer`]);
 //! - `bytes`, `peek_bytes` and `take_rest`: the bytes returned ([`answer`]);
@@ -37,12 +38,10 @@ use crate::examples::with_recorder;
 /// The answers of one child's decoding, hashed when it is done.
 pub(crate) struct ValueKey {
     /// Each answer as its length (`u32`, `u32::MAX` for a failed read, then
-    /// the width) and its bytes, so answers never run together. Hashed once
-    /// at the end: one SipHash over the whole buffer costs less than one per
-    /// answer (a 3 KB input makes about 1,700 answers).
+    /// the width) and its bytes, so answers never run together (and none is
+    /// empty here). Hashed once at the end: one SipHash over the whole buffer
+    /// costs less than one per answer (a 3 KB input makes about 1,700 answers).
     answers: Vec<u8>,
-    /// How many answers there are.
-    count: u32,
     /// [`decoded`] was called: later reads (the target's body) are not the input's value.
     done: bool,
 }
@@ -50,7 +49,7 @@ pub(crate) struct ValueKey {
 impl ValueKey {
     /// An empty key for an input of `len` bytes (room for its answers, usually).
     pub(crate) fn new(len: usize) -> ValueKey {
-        ValueKey { answers: Vec::with_capacity(2 * len + 64), count: 0, done: false }
+        ValueKey { answers: Vec::with_capacity(2 * len + 64), done: false }
     }
 
     /// Adds one answer.
@@ -81,14 +80,13 @@ impl ValueKey {
 
     fn push_len(&mut self, len: usize) {
         self.answers.extend_from_slice(&(len as u32).to_le_bytes());
-        self.count += 1;
     }
 
     /// Ends decoding: the key, when anything was read. SipHash with fixed
     /// keys (`new`, not `RandomState`): every child must hash alike.
     fn finish(&mut self) -> Option<u64> {
         let first = !std::mem::replace(&mut self.done, true);
-        (first && self.count > 0).then(|| {
+        (first && !self.answers.is_empty()).then(|| {
             let mut hasher = std::collections::hash_map::DefaultHasher::new();
             hasher.write(&self.answers);
             hasher.finish()

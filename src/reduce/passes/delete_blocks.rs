@@ -3,7 +3,6 @@
 use std::ops::Range;
 
 use super::super::choice::Chooser;
-use super::super::draws::DrawKind;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_range, TestCase};
 use super::grow;
@@ -60,7 +59,7 @@ fn whole_draws(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
 fn zero_tail(tc: &TestCase) -> usize {
     let last = tc.draws.iter().filter(|d| !d.span.is_empty()).max_by_key(|d| d.span.end);
     match last {
-        Some(d) if d.span.end == tc.len() && matches!(d.kind, DrawKind::Int { .. }) => {
+        Some(d) if d.ends_input_zero_filled(tc.len()) => {
             tc.bytes[d.span.clone()].iter().rev().take_while(|&&b| b == 0).count()
         }
         _ => 0,

@@ -133,7 +133,7 @@ fn lower_draw(
     let i = chooser.choose(tc.draws.len(), |i| value(i).is_some_and(|v| v != 0 && wanted(&tc.draws[i], v)))?;
     let (draw, current) = (&tc.draws[i], value(i).expect("chosen for its value"));
     // The input's last integer needs no zero bytes at its end: a short read zero-fills them.
-    let last = draw.span.end == tc.len() && matches!(draw.kind, DrawKind::Int { .. });
+    let last = draw.ends_input_zero_filled(tc.len());
     let build = |v: u64| {
         let mut encoded = draw.encode(u128::from(v));
         while last && encoded.last() == Some(&0) {

@@ -26,6 +26,8 @@ pub struct Summary {
     pub tests: u64,
     /// Improvements found.
     pub improvements: u64,
+    /// Tests up to the last improvement; the rest confirmed the result.
+    pub tests_to_result: u64,
     /// Candidates not run because they had been run before.
     pub cache_hits: u64,
     /// Candidates that decoded to a value already tested (typed targets in
@@ -145,8 +147,8 @@ impl fmt::Display for Summary {
         writeln!(f, "  size       {} -> {} bytes ({saved:.1}% smaller)", self.initial_size, self.final_size)?;
         writeln!(
             f,
-            "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements",
-            self.tests, self.seconds, self.tests_per_second, self.improvements
+            "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements, the last at test {}",
+            self.tests, self.seconds, self.tests_per_second, self.improvements, self.tests_to_result
         )?;
         if self.known_values > 0 {
             let known = self.known_values;

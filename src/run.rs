@@ -266,6 +266,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         final_size: stats.final_len,
         tests: stats.tests,
         improvements: stats.successes,
+        tests_to_result: stats.tests_to_result,
         cache_hits: stats.cache_hits,
         known_values: stats.known_values,
         seconds,

@@ -79,7 +79,13 @@ impl<'a> Shrinker<'a> {
         let initial = configured(initial, options);
         let mut seen = HashSet::new();
         seen.insert(hash(&initial.bytes));
-        let stats = Stats { initial_len: initial.len(), final_len: initial.len(), tests: 1, ..Stats::default() };
+        let stats = Stats {
+            initial_len: initial.len(),
+            final_len: initial.len(),
+            tests: 1,
+            tests_to_result: 1,
+            ..Stats::default()
+        };
         Shrinker {
             best: Arc::new(initial),
             generation: 0,
@@ -188,6 +194,7 @@ impl<'a> Shrinker<'a> {
                 pass.successes += 1;
                 pass.bytes_removed += removed as u64;
                 self.stats.successes += 1;
+                self.stats.tests_to_result = self.stats.tests;
                 self.best = Arc::new(configured(TestCase::new(candidate, examples), self.options));
                 self.generation += 1;
                 self.ahead.clear();

@@ -58,6 +58,9 @@ pub struct Stats {
     pub tests: u64,
     /// Improvements found.
     pub successes: u64,
+    /// Tests run up to and including the last improvement: the rest were
+    /// spent confirming that nothing the passes try improves the result.
+    pub tests_to_result: u64,
     /// Candidates skipped because they had been tested already.
     pub cache_hits: u64,
     /// Candidates that decoded to a value the reduction already tested

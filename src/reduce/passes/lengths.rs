@@ -12,12 +12,12 @@ use super::super::testcase::{delete_range, replace_ranges};
 use super::grow;
 
 /// Field encodings tried: width in bytes, little-endian.
-const FIELDS: [(usize, bool); 5] = [(1, true), (2, true), (2, false), (4, true), (4, false)];
+pub(super) const FIELDS: [(usize, bool); 5] = [(1, true), (2, true), (2, false), (4, true), (4, false)];
 
 /// How far into a record its length field may start (after a tag or flags).
-const MAX_HEADER: usize = 4;
+pub(super) const MAX_HEADER: usize = 4;
 
-fn read(bytes: &[u8], at: usize, width: usize, little: bool) -> Option<u64> {
+pub(super) fn read(bytes: &[u8], at: usize, width: usize, little: bool) -> Option<u64> {
     let field = bytes.get(at..at + width)?;
     let fold = |acc: u64, &b: &u8| acc << 8 | u64::from(b);
     Some(if little { field.iter().rev().fold(0, fold) } else { field.iter().fold(0, fold) })

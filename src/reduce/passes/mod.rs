@@ -17,6 +17,7 @@ mod draws;
 mod lengths;
 mod lower;
 mod prefix;
+mod records;
 mod sort;
 mod trim;
 
@@ -64,6 +65,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
+    PassDef { name: "delete-record-runs", tier: Tier::Shrink, guarantee: false, step: records::delete_runs },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
     PassDef { name: "delete-leaf-elements", tier: Tier::Shrink, guarantee: false, step: draws::delete_leaf_elements },
     PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },

@@ -2,9 +2,10 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::exec::probe::HangProbe;
 use crate::exec::{Executor, Outcome};
-use crate::reduce::{reduce_from, Observer, Oracle, ReduceOptions, Reduction, TestCase, Verdict};
-use crate::signature::{Level, Signature};
+use crate::reduce::{reduce_from, Observer, Oracle, ReduceOptions, Reduction, Stats, StopReason, TestCase, Verdict};
+use crate::signature::{Kind, Level, Signature};
 
 /// How many times the original runs before reducing, to catch a flaky target.
 pub const INITIAL_RUNS: usize = 3;
@@ -118,7 +119,13 @@ impl<'a> Slips<'a> {
 
 /// Reduces `initial` while it crashes as `target` says; other crashes go to
 /// `slips`. The first test of `initial` is taken as interesting (its runs
-/// showed the crash), as the reducer always does.
+/// showed the crash), as the reducer always does. Tests run under shorter
+/// time limits ([`HangProbe`]): a candidate that hangs is boring or, when
+/// reducing a hang, interesting long before the timeout. When a hang's
+/// result does not hang under the configured timeout, the original goes
+/// back to the observer and the reduction starts over without them, its
+/// tests added to the first's (after a test or time budget ran out, the
+/// original is the result).
 pub fn reduce_crash<E: Executor + ?Sized>(
     executor: &mut E,
     initial: TestCase,
@@ -127,12 +134,57 @@ pub fn reduce_crash<E: Executor + ?Sized>(
     observer: &mut impl Observer,
     slips: &mut Slips<'_>,
 ) -> Reduction {
+    let hang = target.expected.kind == Kind::Timeout;
+    let (first, cut_short) = reduce_once(executor, initial.clone(), target, options, observer, slips, true);
+    let stop = first.stats.stop.clone().unwrap_or(StopReason::Done);
+    if !hang || !cut_short || matches!(stop, StopReason::Cancelled | StopReason::OracleFailed(_)) {
+        return first;
+    }
+    let confirmed = executor.run(&first.best.bytes);
+    if confirmed.is_ok_and(|outcome| same_crash(target.expected, &outcome, target.level)) {
+        return Reduction { stats: Stats { confirmed: true, ..first.stats }, ..first };
+    }
+    observer.improved(&initial);
+    if stop != StopReason::Done {
+        let stats = Stats { final_len: initial.len(), ..first.stats };
+        return Reduction { best: initial, stats };
+    }
+    let (mut again, _) = reduce_once(executor, initial, target, options, observer, slips, false);
+    again.stats.tests += first.stats.tests + 1;
+    again.stats.tests_to_result += first.stats.tests + 1;
+    again.stats.elapsed += first.stats.elapsed;
+    again.stats.redone_at_timeout = true;
+    again
+}
+
+/// One reduction (with a [`HangProbe`] when `probe` is set); also whether a
+/// shortened limit ended a test.
+fn reduce_once<E: Executor + ?Sized>(
+    executor: &mut E,
+    initial: TestCase,
+    target: Target,
+    options: &ReduceOptions,
+    observer: &mut impl Observer,
+    slips: &mut Slips<'_>,
+    probe: bool,
+) -> (Reduction, bool) {
     executor.replay_known_values(true);
-    let oracle = SameCrash { executor: &mut *executor, target, slips, values: HashSet::new(), known_values: 0 };
+    let mut probe = probe.then(HangProbe::default);
+    let oracle = SameCrash {
+        executor: &mut *executor,
+        target,
+        slips,
+        values: HashSet::new(),
+        known_values: 0,
+        probe: &mut probe,
+        hang_checked: false,
+    };
     let reduction = reduce_from(initial, oracle, options, observer);
-    // What runs next (the re-check of the result) must run the target.
+    let cut_short = probe.as_ref().is_some_and(HangProbe::cut_short);
+    // What runs next (the re-check of the result) must run the target, under the configured timeout.
     executor.replay_known_values(false);
-    reduction
+    executor.limit_time(None);
+    (reduction, cut_short)
 }
 
 /// The reduction's oracle: a candidate is interesting when it crashes as the
@@ -148,18 +200,33 @@ struct SameCrash<'a, 's, E: ?Sized> {
     /// run, or run ahead on a lane that did not know it: counted alike, so
     /// the counts do not depend on `--parallel`).
     known_values: u64,
+    /// Shortens the time limit as runs finish (none in a hang's second reduction).
+    probe: &'a mut Option<HangProbe>,
+    /// Whether a hang was noted as a slip, or a timeout under a short limit
+    /// run under the configured timeout to see whether it is one.
+    hang_checked: bool,
 }
 
 impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
     fn test(&mut self, candidate: &[u8]) -> anyhow::Result<Verdict> {
+        let short = self.probe.as_ref().and_then(HangProbe::limit).is_some();
         let outcome = self.executor.run(candidate)?;
+        if let Some(limit) = self.probe.as_mut().and_then(|probe| probe.observe(&outcome)) {
+            self.executor.limit_time(Some(limit));
+        }
         if let Some(key) = outcome.value_key {
             self.known_values += u64::from(!self.values.insert(key));
         }
         let Some(actual) = Signature::of(&outcome) else { return Ok(Verdict::Boring) };
         let target = self.target;
         if !target.expected.matches(&actual, target.level) {
-            self.slips.note(actual, target.level, candidate);
+            let timeout = actual.kind == Kind::Timeout;
+            if timeout && short {
+                self.note_hang(candidate)?;
+            } else {
+                self.hang_checked |= timeout;
+                self.slips.note(actual, target.level, candidate);
+            }
             return Ok(Verdict::Boring);
         }
         Ok(Verdict::Interesting(if target.structure { self.executor.examples() } else { Vec::new() }))
@@ -175,6 +242,26 @@ impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
 
     fn known_values(&self) -> u64 {
         self.known_values
+    }
+}
+
+impl<E: Executor + ?Sized> SameCrash<'_, '_, E> {
+    /// A timeout under a short limit, met while reducing another crash: the
+    /// first (unless a hang was noted already) is run again under the
+    /// configured timeout and noted as a slip when it hangs there too; later
+    /// ones are left out (each check costs the whole timeout, and one input
+    /// is enough to minimize the hang from).
+    fn note_hang(&mut self, candidate: &[u8]) -> anyhow::Result<()> {
+        if std::mem::replace(&mut self.hang_checked, true) {
+            return Ok(());
+        }
+        self.executor.limit_time(None);
+        let outcome = self.executor.run(candidate);
+        self.executor.limit_time(self.probe.as_ref().and_then(HangProbe::limit));
+        if let Some(actual) = Signature::of(&outcome?).filter(|actual| actual.kind == Kind::Timeout) {
+            self.slips.note(actual, self.target.level, candidate);
+        }
+        Ok(())
     }
 }
 
@@ -273,5 +360,132 @@ mod tests {
             let outcome = check.run(input).unwrap();
             assert!(same_crash(signature, &outcome, Level::Default), "a slip's input shows its crash");
         }
+    }
+
+    /// A simulated target: hangs with 10 `X`s or more; with a count in
+    /// `slow` it takes 400 ms and finishes; else 1 ms. It honours the time
+    /// limit, and counts the tests a shortened limit ended.
+    struct SlowBand {
+        slow: std::ops::RangeInclusive<usize>,
+        limit: Option<Duration>,
+        cut_short: usize,
+    }
+
+    impl Executor for SlowBand {
+        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
+            const TIMEOUT: Duration = Duration::from_secs(1);
+            let limit = self.limit.map_or(TIMEOUT, |limit| limit.min(TIMEOUT));
+            let xs = input.iter().filter(|&&b| b == b'X').count();
+            let takes = match xs {
+                10.. => Duration::MAX,
+                _ if self.slow.contains(&xs) => Duration::from_millis(400),
+                _ => Duration::from_millis(1),
+            };
+            let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
+            self.cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
+            let duration = takes.min(limit);
+            Ok(Outcome { status, stderr: Vec::new(), duration, panic: None, frames: None, value_key: None })
+        }
+
+        fn limit_time(&mut self, limit: Option<Duration>) {
+            self.limit = limit;
+        }
+    }
+
+    fn reduce_hang(
+        slow: std::ops::RangeInclusive<usize>,
+        input: &[u8],
+        options: &ReduceOptions,
+    ) -> (Reduction, SlowBand) {
+        let mut executor = SlowBand { slow, limit: None, cut_short: 0 };
+        let expected = Signature::of(&executor.run(input).unwrap()).expect("a timeout");
+        let target = Target { expected: &expected, level: Level::Default, structure: false };
+        let initial = TestCase::new(input.to_vec(), Vec::new());
+        let mut slips = Slips::default();
+        let reduction = reduce_crash(&mut executor, initial, target, options, &mut crate::reduce::Quiet, &mut slips);
+        (reduction, executor)
+    }
+
+    #[test]
+    fn a_hang_is_reduced_under_short_limits_and_again_under_the_timeout_when_its_result_does_not_hang() {
+        // 9 `X`s run fast (the short limit is set), 8 slowly: a hang under it.
+        let input = [vec![b'.'; 40], vec![b'X'; 12]].concat();
+        let (reduction, executor) = reduce_hang(6..=8, &input, &ReduceOptions::default());
+        assert!(executor.cut_short > 0, "the short limit ended tests");
+        assert!(reduction.stats.redone_at_timeout, "8 `X`s looked like a hang under it");
+        assert_eq!(reduction.best.bytes, b"XXXXXXXXXX");
+        assert_eq!(executor.limit, None, "the configured timeout again");
+
+        let budget = ReduceOptions { max_tests: Some(18), ..ReduceOptions::default() };
+        let (stopped, _) = reduce_hang(6..=8, &input, &budget);
+        assert_eq!(stopped.best.bytes, input, "no budget for a second reduction: the original");
+    }
+
+    #[test]
+    fn a_hang_reduced_under_short_limits_is_kept_when_it_hangs_under_the_timeout() {
+        let input = [vec![b'.'; 40], vec![b'X'; 12]].concat();
+        // No slow band (11 `X`s hang first).
+        let (reduction, executor) = reduce_hang(11..=11, &input, &ReduceOptions::default());
+        assert!(executor.cut_short > 0, "the short limit ended tests");
+        assert!(!reduction.stats.redone_at_timeout);
+        assert!(reduction.stats.confirmed, "run once more under the timeout: the re-check");
+        assert_eq!(reduction.best.bytes, b"XXXXXXXXXX");
+    }
+
+    /// A simulated interpreter: panics (fast) when the input holds a `P` and
+    /// an `L`; without a `P`, loops forever on an `L`; counts its hangs, and those that
+    /// waited the whole timeout.
+    #[derive(Default)]
+    struct PanicOrLoop {
+        limit: Option<Duration>,
+        timeouts: usize,
+        full_timeouts: usize,
+    }
+
+    impl Executor for PanicOrLoop {
+        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
+            let (status, stderr) = if input.contains(&b'P') && input.contains(&b'L') {
+                (Status::Exited(101), "thread 'main' panicked at src/vm.rs:9:1:\nboom\n")
+            } else if input.contains(&b'L') {
+                self.timeouts += 1;
+                self.full_timeouts += usize::from(self.limit.is_none());
+                (Status::Timeout, "")
+            } else {
+                (Status::Exited(0), "")
+            };
+            let duration =
+                if status == Status::Timeout { self.limit.unwrap_or(Duration::from_secs(1)) } else { Duration::ZERO };
+            let stderr = stderr.as_bytes().to_vec();
+            Ok(Outcome { status, stderr, duration, panic: None, frames: None, value_key: None })
+        }
+
+        fn limit_time(&mut self, limit: Option<Duration>) {
+            self.limit = limit;
+        }
+    }
+
+    #[test]
+    fn hangs_met_while_reducing_a_crash_end_early_and_the_first_is_checked_before_it_is_noted() {
+        let mut executor = PanicOrLoop::default();
+        let input = b"..L.L.P.L.L..L..L.L..L".to_vec();
+        let expected = Signature::of(&executor.run(&input).unwrap()).unwrap();
+        let target = Target { expected: &expected, level: Level::Default, structure: false };
+        let mut slips = Slips::default();
+        let initial = TestCase::new(input, Vec::new());
+        let reduction = reduce_crash(
+            &mut executor,
+            initial,
+            target,
+            &ReduceOptions::default(),
+            &mut crate::reduce::Quiet,
+            &mut slips,
+        );
+        assert_eq!(reduction.best.bytes, b"LP");
+        let (all, full) = (executor.timeouts, executor.full_timeouts);
+        assert!(all > 2 && full <= 2, "{full} of {all} hangs waited the whole timeout");
+        let found = slips.into_found();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0.kind, Kind::Timeout);
+        assert!(found[0].1.contains(&b'L') && !found[0].1.contains(&b'P'), "a real hang");
     }
 }

@@ -28,6 +28,9 @@ pub struct Summary {
     pub improvements: u64,
     /// Tests up to the last improvement; the rest confirmed the result.
     pub tests_to_result: u64,
+    /// A hang's reduction under short test limits gave a result that did not
+    /// hang under `--timeout`, so it ran again under that.
+    pub redone_at_timeout: bool,
     /// Candidates not run because they had been run before.
     pub cache_hits: u64,
     /// Candidates that decoded to a value already tested (typed targets in
@@ -150,6 +153,12 @@ impl fmt::Display for Summary {
             "  tests      {} in {:.2}s ({:.1} tests/s), {} improvements, the last at test {}",
             self.tests, self.seconds, self.tests_per_second, self.improvements, self.tests_to_result
         )?;
+        if self.redone_at_timeout {
+            writeln!(
+                f,
+                "  hang       reduced again under --timeout: the result under shorter test limits did not hang"
+            )?;
+        }
         if self.known_values > 0 {
             let known = self.known_values;
             writeln!(f, "  known      {known} more candidates decoded to values already tested: they needed no run")?;

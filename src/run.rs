@@ -221,6 +221,9 @@ fn crashes_again<E: Executor>(
     options: &Options,
     interrupt: &Interrupt,
 ) -> anyhow::Result<Option<bool>> {
+    if reduction.stats.confirmed {
+        return Ok(Some(true));
+    }
     let outcome = executor.run(&reduction.best.bytes).context("re-running the result failed")?;
     Ok((!interrupt.is_raised()).then(|| pipeline::same_crash(expected, &outcome, options.signature)))
 }
@@ -267,6 +270,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         tests: stats.tests,
         improvements: stats.successes,
         tests_to_result: stats.tests_to_result,
+        redone_at_timeout: stats.redone_at_timeout,
         cache_hits: stats.cache_hits,
         known_values: stats.known_values,
         seconds,

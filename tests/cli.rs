@@ -363,7 +363,9 @@ fn minimize_with_harness(sample: &Sample, extra: &[&str]) -> HarnessRun {
     command.current_dir(root()).arg("--json").args(extra).arg("-o").arg(&output).arg(&sample.target);
     command.arg(&sample.crash);
     sample.limit_stack(&mut command, 0);
-    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(110)).assert();
+    // A guard against a hang, not a time goal: `orders` without structure
+    // takes 94,000 tests (100 s in a debug build on a quiet machine).
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(300)).assert();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert_eq!(assert.get_output().status.code(), Some(0), "harness mode on {} failed:\n{stderr}", sample.target);
     let summary: Value = serde_json::from_slice(&assert.get_output().stdout).expect("--json prints a JSON summary");

@@ -257,6 +257,8 @@ pub struct ForkServerExecutor {
     symbolizer: Symbolizer,
     /// The outcomes of the values run so far.
     known: KnownValues,
+    /// A time limit shorter than the configured one ([`Executor::limit_time`]).
+    limit: Option<Duration>,
 }
 
 impl ForkServerExecutor {
@@ -287,6 +289,7 @@ impl ForkServerExecutor {
             last_status: None,
             symbolizer: Symbolizer::new(&program),
             known: KnownValues::default(),
+            limit: None,
         };
         executor.start_server()?;
         Ok(executor)
@@ -423,7 +426,7 @@ impl ForkServerExecutor {
     fn attempt(&mut self, input: &[u8]) -> anyhow::Result<Attempt> {
         let seq = self.prepare(input)?;
         let started = Instant::now();
-        let deadline = started + self.config.timeout;
+        let deadline = started + self.limit.map_or(self.config.timeout, |limit| limit.min(self.config.timeout));
         let pid = match self.start_child(seq, deadline)? {
             Ok(pid) => pid,
             Err(why) => return Ok(Attempt::ServerLost(why)),
@@ -530,7 +533,8 @@ impl ForkServerExecutor {
             return known.with_context(|| format!("the harness stopped at a value the client never ran ({result:?})"));
         }
         let outcome = Outcome { value_key: key, ..self.run_outcome(status, duration)? };
-        if let Some(key) = key {
+        // A timeout under a shortened limit might have ended under the configured one.
+        if let Some(key) = key.filter(|_| status != Status::Timeout || self.limit.is_none()) {
             self.known.learn(&self.shm.layout, &mut self.shm.map, key, &outcome);
         }
         Ok(outcome)
@@ -607,6 +611,10 @@ impl Executor for ForkServerExecutor {
 
     fn replay_known_values(&mut self, on: bool) {
         self.known.set_on(&self.shm.layout, &mut self.shm.map, on);
+    }
+
+    fn limit_time(&mut self, limit: Option<Duration>) {
+        self.limit = limit;
     }
 
     fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {

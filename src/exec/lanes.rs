@@ -21,17 +21,20 @@ pub struct Lanes<E> {
     examples: Vec<Example>,
     /// Whether known values are replayed ([`Executor::replay_known_values`]), for lanes added later.
     replaying: bool,
+    /// The time limit ([`Executor::limit_time`]), for lanes added later.
+    limit: Option<std::time::Duration>,
 }
 
 impl<E: Executor + Send> Lanes<E> {
     /// One lane: runs one test at a time until [`Lanes::add`] adds more.
     pub fn new(first: E) -> Self {
-        Lanes { lanes: vec![first], ready: HashMap::new(), examples: Vec::new(), replaying: false }
+        Lanes { lanes: vec![first], ready: HashMap::new(), examples: Vec::new(), replaying: false, limit: None }
     }
 
     /// Adds a lane.
     pub fn add(&mut self, mut lane: E) {
         lane.replay_known_values(self.replaying);
+        lane.limit_time(self.limit);
         self.lanes.push(lane);
     }
 
@@ -71,6 +74,13 @@ impl<E: Executor + Send> Executor for Lanes<E> {
         self.replaying = on;
         for lane in &mut self.lanes {
             lane.replay_known_values(on);
+        }
+    }
+
+    fn limit_time(&mut self, limit: Option<std::time::Duration>) {
+        self.limit = limit;
+        for lane in &mut self.lanes {
+            lane.limit_time(limit);
         }
     }
 

@@ -8,6 +8,7 @@ pub mod coverage;
 pub mod forkserver;
 pub mod known;
 pub mod lanes;
+pub mod probe;
 pub mod process;
 pub mod symbolize;
 
@@ -121,4 +122,10 @@ pub trait Executor {
     /// Turns the answering of already-run values ([`known`]) on or off; on
     /// only while a reduction runs. Does nothing by default.
     fn replay_known_values(&mut self, _on: bool) {}
+
+    /// Ends each test after `limit` when that is sooner than the configured
+    /// timeout (`None`: the configured timeout again). A run that a shorter
+    /// limit ended is a timeout like any other; it is not kept as a known
+    /// value. Does nothing by default.
+    fn limit_time(&mut self, _limit: Option<Duration>) {}
 }

@@ -140,6 +140,8 @@ fn replace_placeholder(word: &str, input: &OsStr) -> OsString {
 pub struct ProcessExecutor {
     command: CommandLine,
     timeout: Duration,
+    /// A time limit shorter than `timeout` ([`Executor::limit_time`]).
+    limit: Option<Duration>,
     /// Removed with everything in it when the executor is dropped.
     scratch: tempfile::TempDir,
     input_path: PathBuf,
@@ -161,7 +163,7 @@ impl ProcessExecutor {
             .context("cannot create a scratch directory for candidate inputs (is TMPDIR writable?)")?;
         let input_path = scratch.path().join(file_name);
         disable_core_dumps();
-        Ok(ProcessExecutor { command, timeout, scratch, input_path, running })
+        Ok(ProcessExecutor { command, timeout, limit: None, scratch, input_path, running })
     }
 
     /// Where each candidate is written before the command runs.
@@ -202,7 +204,8 @@ impl Executor for ProcessExecutor {
             })
             .context("cannot start a thread to wait for the child")?;
 
-        let status = match done_rx.recv_timeout(self.timeout) {
+        let limit = self.limit.map_or(self.timeout, |limit| limit.min(self.timeout));
+        let status = match done_rx.recv_timeout(limit) {
             Ok(waited) => exit_status(waited.context("waiting for the child failed")?),
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 terminate(group, Signal::SIGTERM);

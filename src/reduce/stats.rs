@@ -61,6 +61,14 @@ pub struct Stats {
     /// Tests run up to and including the last improvement: the rest were
     /// spent confirming that nothing the passes try improves the result.
     pub tests_to_result: u64,
+    /// A hang reduced under short test limits ended with a result that did
+    /// not hang under the configured timeout, so it was reduced again under
+    /// that (`pipeline::reduce_crash`); the counts are both reductions'.
+    pub redone_at_timeout: bool,
+    /// The result already ran once more after the reduction, under the
+    /// configured timeout, and crashed the same way (a hang's, confirmed):
+    /// that run is the re-check.
+    pub confirmed: bool,
     /// Candidates skipped because they had been tested already.
     pub cache_hits: u64,
     /// Candidates that decoded to a value the reduction already tested

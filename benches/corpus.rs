@@ -26,15 +26,18 @@
 //! (ours ⊇ original). One markdown table, a row per target and the totals,
 //! then notes: our report's tests and feature counts, and anything odd (a
 //! failure, fewer features than the original by libFuzzer's count, an empty
-//! file in ours, which libFuzzer never runs). Without cargo-fuzz (`cargo fuzz
-//! --version` fails) the cmin and libFuzzer columns are left empty. Run without
-//! `--bench` (as `cargo test --benches` does) it only says what it would do.
+//! file in ours, which libFuzzer never runs). cargo-fuzz is installed when
+//! missing; when that fails too, the cmin and libFuzzer columns are left
+//! empty. Run without `--bench` (as `cargo test --benches` does) it only says
+//! what it would do.
 //!
 //! Times are one wall-clock run each, including the tool's start (cargo-fuzz's
 //! `cargo build` that finds the binary up to date; our check that the harness
 //! is built). cmin runs each input once; ours shrinks every kept input, so it
 //! takes minutes where cmin takes a fraction of a second.
 
+#[path = "support/cargo_fuzz.rs"]
+mod cargo_fuzz;
 #[path = "support/table.rs"]
 mod table;
 
@@ -92,19 +95,13 @@ fn tail(output: &Output) -> String {
     lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
 }
 
-/// Whether `cargo fuzz` runs; says why not when it does not.
+/// Whether `cargo fuzz` runs (installed first when missing); says why not when it does not.
 fn cargo_fuzz_installed() -> bool {
-    match Command::new(cargo()).args(["fuzz", "--version"]).output() {
-        Ok(out) if out.status.success() => true,
-        Ok(out) => {
-            println!("`cargo fuzz --version` failed ({}): {}; no cmin column", out.status, tail(&out));
-            false
-        }
-        Err(e) => {
-            println!("`cargo fuzz --version` did not run ({e}); no cmin column");
-            false
-        }
+    let installed = cargo_fuzz::ensure_installed();
+    if !installed {
+        println!("no cmin column");
     }
+    installed
 }
 
 fn host_triple() -> String {

@@ -76,6 +76,8 @@
 //! `BENCH_TMIN_SEED`), so its sizes differ from run to run. Run without
 //! `--bench` (as `cargo test --benches` does) it only lists the samples.
 
+#[path = "support/cargo_fuzz.rs"]
+mod cargo_fuzz;
 #[path = "support/expected.rs"]
 mod expected;
 #[path = "support/stack.rs"]
@@ -734,6 +736,7 @@ fn main() {
         println!("samples: {} (run `cargo bench --bench tmin` to measure)", listed.join("; "));
         return;
     }
+    assert!(cargo_fuzz::ensure_installed(), "the comparison needs `cargo fuzz`");
     let limit_secs = std::env::var("BENCH_TMIN_LIMIT").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_LIMIT_SECS);
     let limit = Duration::from_secs(limit_secs);
     let host = host_triple();

@@ -34,7 +34,12 @@
 //! (see the runtime's `values` module): two inputs with equal answers build
 //! the same value. `is_empty` answers from the cursor rather than through
 //! `len` (every derived value asks it; its original is left uncalled, hence
-//! the `#[allow(dead_code)]` on each renamed method).
+//! the `#[allow(dead_code)]` on each renamed method). The coverage build
+//! (`--cfg cmc_coverage`) leaves the answers out and calls `is_empty`'s
+//! original: a coverage harness has no known values, and their code (an
+//! `Option` made of each `Result`) added counters that `cargo fuzz build`
+//! does not have: config's corpus counted 548 features with them, and the
+//! corpus benchmark kept 44,161 bytes of commands' corpus against 37,514.
 //!
 //! A source where any anchor is missing or occurs twice is left alone
 //! ([`patch`] returns `None`): the build goes on without draws.
@@ -112,10 +117,13 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_int_in_range(range);
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:range");
-        let width = core::mem::size_of::<T>();
-        // A primitive integer's own bytes, all initialized.
-        let value = result.as_ref().ok().map(|v| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) });
-        cmc_runtime::values::answer(value, width);
+        #[cfg(not(cmc_coverage))]
+        {
+            let width = core::mem::size_of::<T>();
+            // A primitive integer's own bytes, all initialized.
+            let value = result.as_ref().ok().map(|v| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) });
+            cmc_runtime::values::answer(value, width);
+        }
         result
     }
 
@@ -125,8 +133,11 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_arbitrary_byte_size();
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:len");
-        let value = result.as_ref().ok().map(|size| size.to_le_bytes());
-        cmc_runtime::values::answer(value.as_ref().map(|bytes| &bytes[..]), 8);
+        #[cfg(not(cmc_coverage))]
+        {
+            let value = result.as_ref().ok().map(|size| size.to_le_bytes());
+            cmc_runtime::values::answer(value.as_ref().map(|bytes| &bytes[..]), 8);
+        }
         result
     }
 
@@ -136,6 +147,7 @@ impl<'a> Unstructured<'a> {
         let result = self.__cmc_bytes(size);
         let after = self.__cmc_cursor();
         cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:bytes");
+        #[cfg(not(cmc_coverage))]
         cmc_runtime::values::answer(result.as_ref().ok().copied(), size);
         result
     }
@@ -143,6 +155,7 @@ impl<'a> Unstructured<'a> {
     /// How many bytes are left: an answer in the value key.
     pub fn len(&self) -> usize {
         let left = self.__cmc_len();
+        #[cfg(not(cmc_coverage))]
         cmc_runtime::values::answer(Some(&left.to_le_bytes()), 8);
         left
     }
@@ -150,14 +163,20 @@ impl<'a> Unstructured<'a> {
     /// Whether no byte is left: an answer in the value key (only the `bool`,
     /// not through `len`: every derived value asks it).
     pub fn is_empty(&self) -> bool {
-        let empty = self.__cmc_cursor().1 == 0;
-        cmc_runtime::values::answer(Some(&[u8::from(empty)]), 1);
-        empty
+        #[cfg(cmc_coverage)]
+        return self.__cmc_is_empty();
+        #[cfg(not(cmc_coverage))]
+        {
+            let empty = self.__cmc_cursor().1 == 0;
+            cmc_runtime::values::answer(Some(&[u8::from(empty)]), 1);
+            empty
+        }
     }
 
     /// The next `size` bytes, not taken: an answer in the value key.
     pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {
         let peeked = self.__cmc_peek_bytes(size);
+        #[cfg(not(cmc_coverage))]
         cmc_runtime::values::answer(peeked, size);
         peeked
     }
@@ -166,6 +185,7 @@ impl<'a> Unstructured<'a> {
     /// original's `mut self`: `#![deny(unused)]` is not among the `warnings` we allow.)
     pub fn take_rest(self) -> &'a [u8] {
         let rest = self.__cmc_take_rest();
+        #[cfg(not(cmc_coverage))]
         cmc_runtime::values::answer(Some(rest), rest.len());
         rest
     }
@@ -288,15 +308,19 @@ mod tests {
         assert_eq!(original, renamed(FAKE_UNSTRUCTURED));
         assert_eq!(original.lines().count(), FAKE_UNSTRUCTURED.lines().count());
         // The wrappers have the original signatures and call the original
-        // bodies (but `is_empty`, whose original asks `len`, a wrapper too).
+        // bodies (`is_empty`, whose original asks `len`, a wrapper too, only
+        // in the coverage build).
         assert!(wrappers.contains("\n#[allow(warnings)]\nimpl<'a> Unstructured<'a> {\n"));
         for wrapped in &WRAPPED {
             assert!(wrappers.contains(&wrapped.declaration.replace("(mut self)", "(self)")), "{}", wrapped.name);
-            let calls = wrappers.contains(&format!("self.__cmc_{}(", wrapped.name));
-            assert_eq!(calls, wrapped.name != "is_empty", "{}", wrapped.name);
+            assert!(wrappers.contains(&format!("self.__cmc_{}(", wrapped.name)), "{}", wrapped.name);
         }
-        // Each read's answer goes into the value key once (a fill's in the runtime).
+        assert!(wrappers.contains("#[cfg(cmc_coverage)]\n        return self.__cmc_is_empty();"));
+        // Each read's answer goes into the value key once (a fill's in the
+        // runtime), none in the coverage build: its code is not cargo fuzz
+        // build's, and a coverage harness has no known values.
         assert_eq!(wrappers.matches("cmc_runtime::values::answer(").count(), 7);
+        assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]").count(), 7);
         // One call each to the runtime, with the fixed labels (a fill's chosen
         // by the runtime from its width), and no branch of their own.
         for label in ["draw:range", "draw:len", "draw:bytes"] {

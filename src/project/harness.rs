@@ -279,6 +279,10 @@ pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     if options.coverage {
         flags.extend(COVERAGE_FLAGS.map(str::to_string));
         flags.extend(STACK_DEPTH_FLAG.map(str::to_string));
+        // The `arbitrary` copy's value answers (known values, which a
+        // coverage harness does not use) are left out: code of ours that
+        // cargo fuzz build would not instrument (`draw_patch`).
+        flags.extend(["--cfg".to_string(), "cmc_coverage".to_string()]);
     }
     flags.extend(["--cfg".to_string(), "fuzzing".to_string()]);
     // cargo-fuzz: debug assertions (which imply overflow checks) unless -O without -a.

@@ -980,3 +980,48 @@ fn with_address_sanitizer_the_heap_overread_minimizes_below_its_bound_with_the_s
         libfuzzer["reason"]
     );
 }
+
+/// A `Vec<u64>` as libfuzzer-sys's `fuzz_target!` decodes one (arbitrary 1.5,
+/// `arbitrary_take_rest`): per element a flag byte, then 8 little-endian bytes.
+fn u64_list_input(values: &[u64]) -> Vec<u8> {
+    values.iter().flat_map(|v| std::iter::once(1).chain(v.to_le_bytes())).collect()
+}
+
+/// Minimizes `input` with list target `target` in harness mode; returns the summary.
+fn minimize_list(target: &str, input: &[u8]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    let (crash, output) = (dir.path().join("crash"), dir.path().join("minimized"));
+    std::fs::write(&crash, input).unwrap();
+    let _lock = harness_lock();
+    let assert = tool()
+        .current_dir(root())
+        .args(["--json", "--parallel", "1", "--no-verify-libfuzzer", "-o"])
+        .arg(&output)
+        .arg(target)
+        .arg(&crash)
+        .timeout(Duration::from_secs(300))
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "{target}:\n{stderr}");
+    serde_json::from_slice(&assert.get_output().stdout).expect("--json prints a JSON summary")
+}
+
+/// Typed lists (issue 7's notebook conditions): every value zeroed in one
+/// test, where the bug needs only how many elements there are, and elements
+/// deleted whole, never a flag or a value alone.
+#[test]
+fn typed_list_targets_reach_the_smallest_list_in_a_few_tests() {
+    // Sixty values a fuzzer might have drawn (a fixed LCG: the same input every run).
+    let values: Vec<u64> = (1..=60u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17)).collect();
+    let max63 = values.iter().max().unwrap() & 63;
+    assert!(values.len() as u64 > max63, "the input must satisfy len > max & 63");
+    for (target, value, at_most) in
+        [("list_len_gt_max63", "[\n    0,\n]", 6), ("list_len2", "[\n    0,\n    0,\n]", 7), ("list_sum3", "[\n    3,\n]", 12)]
+    {
+        let summary = minimize_list(target, &u64_list_input(&values));
+        assert_eq!(summary["value"], value, "{target}: {summary:#}");
+        let tests = summary["tests"].as_u64().unwrap();
+        assert!(tests <= at_most, "{target}: {tests} tests, more than {at_most}");
+        assert_eq!(summary["verified"], true, "{target}: {summary:#}");
+    }
+}

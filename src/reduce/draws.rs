@@ -80,7 +80,12 @@ impl Draw {
     /// Whether it is an integer that ends an input of `len` bytes: a short
     /// read zero-fills its tail, so zero bytes at its end can go.
     pub fn ends_input_zero_filled(&self, len: usize) -> bool {
-        self.span.end == len && matches!(self.kind, DrawKind::Int { .. })
+        self.span.end == len && self.is_integer()
+    }
+
+    /// Whether it is a fixed-width integer read little-endian.
+    pub fn is_integer(&self) -> bool {
+        matches!(self.kind, DrawKind::Int { .. })
     }
 
     /// Whether its value is a number (every kind but raw contents).

@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use super::super::choice::Chooser;
+use super::super::draws::DrawKind;
 use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::{delete_range, TestCase};
 use super::grow;
@@ -34,23 +35,55 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// whole last draw gives as well (list "length >= 2": 19 tests for 4 bytes),
 /// or, when the last value is not zero, deleting the zero bytes it ends with
 /// (the first step, one test): `[3]`'s `01 03 00 00 00` becomes `01 03`.
+///
+/// Only blocks after which the draws go on as the block began ([`aligned`]):
+/// deleting an element's flag alone, or its value alone, makes every later
+/// value read from the wrong bytes (a flag from a value's first byte), and
+/// such a cut paid only as a crude lowering that `lower-draws` does by value
+/// (list "at least 10 by 5": one failed test per element and round).
 fn whole_draws(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
-    let mut spans: Vec<Range<usize>> =
-        sh.best().draws.iter().map(|draw| draw.span.clone()).filter(|span| !span.is_empty()).collect();
-    spans.sort_by_key(|span| (span.start, span.end));
+    let mut draws: Vec<(Range<usize>, DrawKind)> = sh
+        .best()
+        .draws
+        .iter()
+        .filter(|draw| !draw.span.is_empty())
+        .map(|draw| (draw.span.clone(), draw.kind))
+        .collect();
+    draws.sort_by_key(|(span, _)| (span.start, span.end));
+    let kinds: Vec<DrawKind> = draws.iter().map(|(_, kind)| *kind).collect();
     let zeros = zero_tail(sh.best());
     // The chooser goes from the last index down: the tail first.
-    let d = chooser.choose(spans.len() + 1, |d| d < spans.len() || zeros > 0)?;
-    if d == spans.len() {
+    let d =
+        chooser
+            .choose(draws.len() + 1, |d| if d < draws.len() { aligned(&kinds, d, 1).is_some() } else { zeros > 0 })?;
+    if d == draws.len() {
         sh.consider(bytes[..bytes.len() - zeros].to_vec())?;
         return Ok(());
     }
-    let deleted = grow(sh, |k| (k <= d + 1).then(|| delete_range(&bytes, spans[d + 1 - k].start..spans[d].end)))?;
-    if deleted > 0 {
-        chooser.resume_at(vec![(d + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);
+    let deleted = grow(sh, |k| {
+        let size = aligned(&kinds, d, k)?;
+        Some(delete_range(&bytes, draws[d + 1 - size].0.start..draws[d].0.end))
+    })?;
+    if let Some(size) = (deleted > 0).then(|| aligned(&kinds, d, deleted)).flatten() {
+        chooser.resume_at(vec![(d + 1 - size).checked_sub(1).unwrap_or(usize::MAX)]);
     }
     Ok(())
+}
+
+/// The size of the `k`-th smallest block of draws ending at draw `d` after
+/// which the draws go on as the block began: the first `m` kinds after it
+/// are the block's first `m` (`m` the block's size, or what is left), so the
+/// values after it still read from their own bytes. Any block that ends the
+/// input qualifies.
+fn aligned(kinds: &[DrawKind], d: usize, k: usize) -> Option<usize> {
+    let after = &kinds[d + 1..];
+    (1..=d + 1)
+        .filter(|&size| {
+            let m = size.min(after.len());
+            kinds[d + 1 - size..][..m] == after[..m]
+        })
+        .nth(k - 1)
 }
 
 /// How many zero bytes the input ends with inside its last draw, when that
@@ -69,6 +102,7 @@ fn zero_tail(tc: &TestCase) -> usize {
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::{aligned, DrawKind};
     use crate::reduce::Verdict;
 
     fn x_then_y(input: &[u8]) -> Verdict {
@@ -109,6 +143,24 @@ mod tests {
         assert_eq!(result[0], [1, 1, 9, 9, 9, 9, 9, 9, 9, 1], "the first value, then a flag");
         assert_eq!(result[0], result[1]);
         assert!(tests[0] < tests[1], "{tests:?}");
+    }
+
+    /// A flag or a value deleted alone would make the values after it read
+    /// from the wrong bytes: only whole elements go, and the tail.
+    #[test]
+    fn on_draws_alone_deletes_only_blocks_the_draws_after_can_follow() {
+        let (flag, value) = (DrawKind::Int { width: 1 }, DrawKind::Int { width: 8 });
+        let kinds = [flag, value, flag, value, flag, value];
+        assert_eq!(aligned(&kinds, 1, 1), Some(2), "a value alone: no; its element: yes");
+        assert_eq!(aligned(&kinds, 2, 1), Some(2), "a flag with the value before it");
+        assert_eq!(aligned(&kinds, 3, 2), Some(4), "two elements");
+        assert_eq!(aligned(&kinds, 5, 1), Some(1), "the last value alone: nothing reads after it");
+        assert_eq!(aligned(&kinds, 0, 1), None, "the first flag alone");
+        let mut tests = 0;
+        let input = [1, 0x39, 0xd8, 0x64, 0x41, 0x99, 0xc0, 0xe5, 0xbd];
+        let oracle = u64_oracle(&mut tests, |values| values.iter().map(|&v| u128::from(v)).sum::<u128>() >= 3);
+        assert_eq!(run("delete-blocks", &input, oracle), input, "the flag's deletion (0x39 as a flag) is not tried");
+        assert_eq!(tests, 2, "the initial run, then [0]");
     }
 
     /// `[3]` needs only the value's first byte: a short read zero-fills

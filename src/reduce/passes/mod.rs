@@ -20,6 +20,7 @@ mod prefix;
 mod records;
 mod sort;
 mod trim;
+mod zero_values;
 
 use super::choice::Chooser;
 use super::shrinker::{Halt, Shrinker, StepResult};
@@ -58,6 +59,7 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::step },
     PassDef { name: "keep-prefix", tier: Tier::Delete, guarantee: false, step: prefix::step },
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },

@@ -1015,9 +1015,11 @@ fn typed_list_targets_reach_the_smallest_list_in_a_few_tests() {
     let values: Vec<u64> = (1..=60u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(17)).collect();
     let max63 = values.iter().max().unwrap() & 63;
     assert!(values.len() as u64 > max63, "the input must satisfy len > max & 63");
-    for (target, value, at_most) in
-        [("list_len_gt_max63", "[\n    0,\n]", 6), ("list_len2", "[\n    0,\n    0,\n]", 7), ("list_sum3", "[\n    3,\n]", 12)]
-    {
+    for (target, value, at_most) in [
+        ("list_len_gt_max63", "[\n    0,\n]", 6),
+        ("list_len2", "[\n    0,\n    0,\n]", 7),
+        ("list_sum3", "[\n    3,\n]", 12),
+    ] {
         let summary = minimize_list(target, &u64_list_input(&values));
         assert_eq!(summary["value"], value, "{target}: {summary:#}");
         let tests = summary["tests"].as_u64().unwrap();

@@ -133,6 +133,11 @@ impl<'a> Shrinker<'a> {
         self.report_progress();
     }
 
+    /// The statistics of the pass now running (what it did in earlier rounds).
+    pub(crate) fn pass_stats(&self) -> &PassStats {
+        &self.stats.passes[self.current]
+    }
+
     pub(crate) fn count_step(&mut self) {
         self.stats.passes[self.current].steps += 1;
     }

@@ -40,9 +40,18 @@ pub(crate) fn run(mut shrinker: Shrinker<'_>) -> Reduction {
     let lowering = shrinker.options().lowering;
     let passes = PASSES.iter().filter(|p| lowering || p.tier < Tier::Lower).collect();
     let mut scheduler = Scheduler::new(&mut shrinker, passes);
-    let stop = match scheduler.rounds(&mut shrinker) {
-        StopReason::Done => scheduler.polish(&mut shrinker),
-        stop => stop,
+    let stop = loop {
+        // A polish move that made the input shorter (`shrink-linked-payloads`)
+        // sends it back to the rounds, so the result stays 1-minimal.
+        match scheduler.rounds(&mut shrinker) {
+            StopReason::Done => {}
+            stop => break stop,
+        }
+        let len = shrinker.best().len();
+        match scheduler.polish(&mut shrinker) {
+            StopReason::Done if shrinker.best().len() < len => {}
+            stop => break stop,
+        }
     };
     shrinker.finish(stop)
 }

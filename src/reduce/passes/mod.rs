@@ -35,11 +35,13 @@ pub(crate) enum Tier {
     /// Moves that make the input simpler without making it shorter: run only
     /// when nothing shorter is found, since shortlex puts size first.
     Lower,
-    /// Spelling, once the reduction is done: moves that change how a value
-    /// is written, not what it is (an odd flag byte as one). Run to
-    /// exhaustion at the end, with no round after them: earlier, a flag
-    /// spelled one can take away the deletion a later round would find
-    /// (`config`: 15 bytes instead of 9).
+    /// Once the reduction is done: spelling, moves that change how a value
+    /// is written, not what it is (an odd flag byte as one), and moves that
+    /// pay only from a reduced input (`shrink-linked-payloads`). Run to
+    /// exhaustion at the end: earlier, a flag spelled one can take away the
+    /// deletion a later round would find (`config`: 15 bytes instead of 9).
+    /// Spelling leaves the length as it is and no round follows; when one of
+    /// them made the input shorter, the rounds run again.
     Polish,
 }
 
@@ -82,6 +84,12 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
+    PassDef {
+        name: "shrink-linked-payloads",
+        tier: Tier::Polish,
+        guarantee: false,
+        step: lengths::shrink_linked_payloads,
+    },
     PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
     PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },

@@ -285,6 +285,19 @@ mod tests {
     use crate::exec::Status;
     use crate::signature::Kind;
 
+    /// [`reduce_crash`] of raw `input` (no examples) for `expected` at the default level, with no observer.
+    fn reduce_quietly(
+        executor: &mut impl Executor,
+        expected: &Signature,
+        input: &[u8],
+        options: &ReduceOptions,
+        slips: &mut Slips<'_>,
+    ) -> Reduction {
+        let target = Target { expected, level: Level::Default, structure: false };
+        let initial = TestCase::new(input.to_vec(), Vec::new());
+        reduce_crash(executor, initial, target, options, &mut crate::reduce::Quiet, slips)
+    }
+
     /// Panics at a location named by the input's first byte; no crash on `0`.
     struct ByFirstByte(VecDeque<u8>);
 
@@ -340,16 +353,8 @@ mod tests {
         let mut executor = ByFirstByte(VecDeque::new());
         let expected = run_times(&mut executor, b"\x05", 1, || false).unwrap().signatures[0].clone().unwrap();
         let mut slips = Slips::default();
-        let target = Target { expected: &expected, level: Level::Default, structure: false };
-        let initial = TestCase::new(b"\x05\x09\x07\x07".to_vec(), Vec::new());
-        let reduction = reduce_crash(
-            &mut executor,
-            initial,
-            target,
-            &ReduceOptions::default(),
-            &mut crate::reduce::Quiet,
-            &mut slips,
-        );
+        let reduction =
+            reduce_quietly(&mut executor, &expected, b"\x05\x09\x07\x07", &ReduceOptions::default(), &mut slips);
         assert_eq!(reduction.best.bytes, b"\x05");
         let found = slips.into_found();
         assert!(!found.is_empty(), "the reducer met other panics on the way");
@@ -399,10 +404,7 @@ mod tests {
     ) -> (Reduction, SlowBand) {
         let mut executor = SlowBand { slow, limit: None, cut_short: 0 };
         let expected = Signature::of(&executor.run(input).unwrap()).expect("a timeout");
-        let target = Target { expected: &expected, level: Level::Default, structure: false };
-        let initial = TestCase::new(input.to_vec(), Vec::new());
-        let mut slips = Slips::default();
-        let reduction = reduce_crash(&mut executor, initial, target, options, &mut crate::reduce::Quiet, &mut slips);
+        let reduction = reduce_quietly(&mut executor, &expected, input, options, &mut Slips::default());
         (reduction, executor)
     }
 
@@ -469,17 +471,8 @@ mod tests {
         let mut executor = PanicOrLoop::default();
         let input = b"..L.L.P.L.L..L..L.L..L".to_vec();
         let expected = Signature::of(&executor.run(&input).unwrap()).unwrap();
-        let target = Target { expected: &expected, level: Level::Default, structure: false };
         let mut slips = Slips::default();
-        let initial = TestCase::new(input, Vec::new());
-        let reduction = reduce_crash(
-            &mut executor,
-            initial,
-            target,
-            &ReduceOptions::default(),
-            &mut crate::reduce::Quiet,
-            &mut slips,
-        );
+        let reduction = reduce_quietly(&mut executor, &expected, &input, &ReduceOptions::default(), &mut slips);
         assert_eq!(reduction.best.bytes, b"LP");
         let (all, full) = (executor.timeouts, executor.full_timeouts);
         assert!(all > 2 && full <= 2, "{full} of {all} hangs waited the whole timeout");

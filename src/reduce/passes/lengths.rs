@@ -97,12 +97,13 @@ pub(crate) fn shrink_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) 
     payloads(sh, chooser, false)
 }
 
-/// [`shrink_payloads`] for a one-byte field, where the bytes after the payload that hold its value (an index checked
-/// against the count, a copy of it) go down with it, if there are at most
-/// [`MAX_ECHOES`]. Last of the shrink tier: `asan_overread`'s pixel index
-/// must equal its palette's size, so neither moves alone (31 bytes where
-/// `tmin -r 1000` once found 25); run among the others, it took a frame's
-/// size down early and left two frames of 137 bytes.
+/// [`shrink_payloads`] for a one-byte field, where the bytes after the
+/// payload that hold its value (an index checked against the count, a copy
+/// of it) go down with it, if there are at most [`MAX_ECHOES`]. A polish
+/// pass: `asan_overread`'s pixel index must equal its palette's size, so
+/// neither moves alone (31 bytes where `tmin -r 1000` once found 25); run
+/// among the shrinking passes, it took a frame's size down early and left
+/// two frames of 137 bytes.
 pub(crate) fn shrink_linked_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     payloads(sh, chooser, true)
 }
@@ -115,7 +116,9 @@ fn payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, linked: bool) -> S
     let bytes = sh.best().bytes.clone();
     let fits = |at: usize, (width, little): (usize, bool)| {
         let room = room(&ends, bytes.len(), at).saturating_sub(width);
-        room > 0 && read(&bytes, at, width, little).is_some_and(|v| v > 0 && v <= room as u64)
+        (!linked || width == 1)
+            && room > 0
+            && read(&bytes, at, width, little).is_some_and(|v| v > 0 && v <= room as u64)
     };
     let at = chooser.choose(bytes.len(), |at| FIELDS.iter().any(|&f| fits(at, f)))?;
     let (width, little) = FIELDS[chooser.choose(FIELDS.len(), |f| fits(at, FIELDS[f]))?];
@@ -139,14 +142,14 @@ fn payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, linked: bool) -> S
     }
     let end = at + room(&ends, bytes.len(), at);
     let echoes: Vec<usize> = (payload.end..end).filter(|&i| usize::from(bytes[i]) == value).collect();
-    if width == 1 && (1..=MAX_ECHOES).contains(&echoes.len()) {
+    if (1..=MAX_ECHOES).contains(&echoes.len()) {
         grow(sh, |d| shrink(d, &echoes))?;
     }
     Ok(())
 }
 
 /// At most this many bytes after a one-byte length's payload that hold its
-/// value are lowered with it ([`shrink_payloads`]); more are coincidences.
+/// value are lowered with it ([`shrink_linked_payloads`]); more are coincidences.
 const MAX_ECHOES: usize = 2;
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! cargo bench --bench lists -- distinct       # conditions whose target contains "distinct"
 //! BENCH_LISTS=40 cargo bench --bench lists    # lists per condition
 //! BENCH_SEED=3 cargo bench --bench lists      # other lists (the default seed is 7)
+//! BENCH_REDUCERS=draws cargo bench --bench lists  # only the configurations named (comma-separated)
 //! ```
 //!
 //! Each condition of `planted::lists` has a fuzz target `list_<name>` in
@@ -166,14 +167,15 @@ fn measure(condition: &Condition, input: &Path, output: PathBuf, reducer: &Reduc
 /// Every configuration on `lists` lists satisfying the condition, the same lists for each.
 fn measure_condition(condition: &Condition, lists: usize, seed: u64, scratch: &Path) -> Vec<Tally> {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let mut tallies: Vec<Tally> = REDUCERS.iter().map(|_| Tally::default()).collect();
+    let reducers = reducers();
+    let mut tallies: Vec<Tally> = reducers.iter().map(|_| Tally::default()).collect();
     for n in 0..lists {
         let xs = draw_satisfying(&mut rng, condition.holds);
         let bytes = encode(&xs);
         assert_eq!(decode(&bytes), xs, "the encoding must decode to the list");
         let input = scratch.join(format!("{}-{n}", condition.target));
         std::fs::write(&input, &bytes).expect("write the input");
-        for (reducer, tally) in REDUCERS.iter().zip(&mut tallies) {
+        for (reducer, tally) in reducers.iter().zip(&mut tallies) {
             let output = scratch.join(format!("{}-{n}-{}", condition.target, reducer.name));
             measure(condition, &input, output, reducer, tally);
         }
@@ -192,10 +194,19 @@ fn show(xs: &[u64]) -> String {
     }
 }
 
+/// The configurations `BENCH_REDUCERS` names (all of them without it).
+fn reducers() -> Vec<&'static Reducer> {
+    let wanted = std::env::var("BENCH_REDUCERS").ok();
+    let named = |r: &Reducer| wanted.as_deref().map_or(true, |w| w.split(',').any(|n| n == r.name));
+    let chosen: Vec<&Reducer> = REDUCERS.iter().filter(|r| named(r)).collect();
+    assert!(!chosen.is_empty(), "BENCH_REDUCERS={wanted:?} names none of the configurations");
+    chosen
+}
+
 fn print_header() {
     let mut header = String::from("| condition | lists | multicourse_shrink5 |");
     let mut rule = String::from("|---|--:|--:|");
-    for reducer in REDUCERS {
+    for reducer in reducers() {
         let name = reducer.name;
         header +=
             &format!(" tests, {name} | ratio, {name} | 1-minimal, {name} | mean length, {name} | example, {name} |");

@@ -6,6 +6,8 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::shrinker::{Halt, Shrinker, StepResult};
 use super::super::testcase::replace_ranges;
+#[cfg(doc)]
+use super::super::testcase::TestCase;
 use super::{by_size, grow, lower_candidate};
 
 /// Chooses an example that is not all zeros, most complex first, and zeroes
@@ -50,10 +52,13 @@ pub(crate) fn zero_runs(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> Ste
 }
 
 /// Chooses a nonzero byte and lowers it (zero, one less, binary search; every
-/// value with `exhaustive_lowering`).
+/// value with `exhaustive_lowering`). Not the bytes of a number on an input
+/// that draws alone describe ([`TestCase::lowered_by_value`]): `lower-draws`
+/// proves those by value.
 pub(crate) fn bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
-    let i = chooser.choose(bytes.len(), |i| bytes[i] != 0)?;
+    let by_value = sh.best().lowered_by_value();
+    let i = chooser.choose(bytes.len(), |i| bytes[i] != 0 && !by_value[i])?;
     let exhaustive = sh.options().exhaustive_lowering;
     lower_candidate(sh, (u64::from(bytes[i]), exhaustive), false, |v| {
         let mut candidate = bytes.clone();
@@ -65,11 +70,13 @@ pub(crate) fn bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 
 /// Chooses a value held by several bytes and lowers all of them together
 /// (inputs often repeat a value that must stay equal: a length and its check,
-/// a key and its lookup).
+/// a key and its lookup). Not the bytes of numbers `lower-draws` lowers by
+/// value, which lowers equal values together itself (`spread`).
 pub(crate) fn equal_bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
+    let by_value = sh.best().lowered_by_value();
     let mut positions: BTreeMap<u8, Vec<usize>> = BTreeMap::new();
-    for (i, &b) in bytes.iter().enumerate().filter(|(_, &b)| b != 0) {
+    for (i, &b) in bytes.iter().enumerate().filter(|&(i, &b)| b != 0 && !by_value[i]) {
         positions.entry(b).or_default().push(i);
     }
     let groups: Vec<(u8, Vec<usize>)> = positions.into_iter().filter(|(_, p)| p.len() > 1).collect();
@@ -114,13 +121,28 @@ fn dedup_ranges(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::testkit::{run, u64_list, u64_oracle};
     use crate::reduce::{Example, Verdict};
 
     #[test]
     fn lowers_each_byte_to_the_least_interesting_value() {
         let oracle = |input: &[u8]| Verdict::from_bool(input.len() == 2 && input[0] >= 37 && input[1] >= 2);
         assert_eq!(run("lower-bytes", &[200, 255], oracle), [37, 2]);
+    }
+
+    #[test]
+    fn leaves_the_numbers_of_a_list_of_draws_to_lower_draws() {
+        // A `Vec<u64>` holding 0x1_0000_0005: its high byte zeroed is 5,
+        // which crashes too, but lowering bytes leaves numbers to
+        // `lower-draws` (by value) and the flag is not a value to lower here.
+        let input = [&[1][..], &0x1_0000_0005u64.to_le_bytes()].concat();
+        let mut tests = 0;
+        let result = run("lower-bytes", &input, u64_oracle(&mut tests, |values| values.iter().any(|&v| v >= 5)));
+        assert_eq!(result, input);
+        assert_eq!(tests, 1, "the initial run only");
+        let mut tests = 0;
+        let result = run("lower-draws", &input, u64_oracle(&mut tests, |values| values.iter().any(|&v| v >= 5)));
+        assert_eq!(u64_list(&result).0, [5]);
     }
 
     #[test]

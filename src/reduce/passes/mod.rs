@@ -61,7 +61,8 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
-    PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::step },
+    PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::zero },
+    PassDef { name: "least-values", tier: Tier::Delete, guarantee: false, step: zero_values::least },
     PassDef { name: "keep-prefix", tier: Tier::Delete, guarantee: false, step: prefix::step },
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
@@ -77,7 +78,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
-    PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: false, step: draws::lower },
+    PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },

@@ -833,7 +833,7 @@ fn from_hex(hex: &str) -> Vec<u8> {
 
 #[test]
 fn with_structure_the_typed_samples_minimize_to_their_known_minimal_values() {
-    for target in ["deep_tree", "config", "commands", "orders"] {
+    for target in ["deep_tree", "config", "commands", "orders", "scene"] {
         let sample = Sample::copy(target);
         let run = minimize_with_harness(&sample, &[]);
         let location = &sample.expected["location"];

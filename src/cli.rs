@@ -120,7 +120,8 @@ pub struct Cli {
     /// Per-test time limit: a test running longer is killed with its process group
     /// and counts as a timeout (its own kind of crash). Seconds, or with a unit:
     /// 500ms, 2s, 1m. While reducing, a test also ends once it runs 20 times as
-    /// long as the slowest run that finished (at least 100 ms); a hang found
+    /// long as the slowest run that finished (at least 100 ms; its CPU time in
+    /// harness mode, at least a quarter of its wall-clock time); a hang found
     /// that way is checked under this limit before it is kept or reported.
     #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_duration)]
     pub timeout: Duration,

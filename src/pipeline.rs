@@ -313,6 +313,7 @@ mod tests {
                 status: Status::Exited(code),
                 stderr: stderr.into_bytes(),
                 duration: Duration::ZERO,
+                cpu: None,
                 panic: None,
                 frames: None,
                 value_key: None,
@@ -389,7 +390,7 @@ mod tests {
             let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
             self.cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
             let duration = takes.min(limit);
-            Ok(Outcome { status, stderr: Vec::new(), duration, panic: None, frames: None, value_key: None })
+            Ok(Outcome { status, stderr: Vec::new(), duration, cpu: None, panic: None, frames: None, value_key: None })
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {
@@ -458,7 +459,7 @@ mod tests {
             let duration =
                 if status == Status::Timeout { self.limit.unwrap_or(Duration::from_secs(1)) } else { Duration::ZERO };
             let stderr = stderr.as_bytes().to_vec();
-            Ok(Outcome { status, stderr, duration, panic: None, frames: None, value_key: None })
+            Ok(Outcome { status, stderr, duration, cpu: None, panic: None, frames: None, value_key: None })
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {

@@ -430,6 +430,7 @@ mod tests {
                 status,
                 stderr: stderr.as_bytes().to_vec(),
                 duration: Duration::from_millis(1),
+                cpu: None,
                 panic: None,
                 frames: None,
                 value_key: None,

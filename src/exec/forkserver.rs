@@ -253,6 +253,8 @@ pub struct ForkServerExecutor {
     last_result: Option<ChildResult>,
     /// How the last test's child ended.
     last_status: Option<Status>,
+    /// The CPU time of the last child that ended by itself (the server's `wait4`).
+    last_cpu: Option<Duration>,
     /// Symbolizes crashing children's frames (started at the first crash by signal).
     symbolizer: Symbolizer,
     /// The outcomes of the values run so far.
@@ -287,6 +289,7 @@ impl ForkServerExecutor {
             last_child: None,
             last_result: None,
             last_status: None,
+            last_cpu: None,
             symbolizer: Symbolizer::new(&program),
             known: KnownValues::default(),
             limit: None,
@@ -458,6 +461,7 @@ impl ForkServerExecutor {
         self.last_child = None;
         self.last_result = None;
         self.last_status = None;
+        self.last_cpu = None;
         self.seq = self.seq.wrapping_add(1);
         Ok(self.seq)
     }
@@ -488,7 +492,8 @@ impl ForkServerExecutor {
             Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
         };
         Ok(match finished {
-            Ok(Response::Finished { seq: s, wait_status, max_rss_kib }) if s == seq => {
+            Ok(Response::Finished { seq: s, wait_status, max_rss_kib, cpu_micros }) if s == seq => {
+                self.last_cpu = Some(Duration::from_micros(u64::from(cpu_micros)));
                 let status = wait_status_of(wait_status);
                 // Over the limit at its peak but no crash of its own: libFuzzer's
                 // RSS watchdog would have reported it as out of memory.
@@ -566,7 +571,7 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Outcome { status, stderr, duration, panic, frames, value_key: None })
+        Ok(Outcome { status, stderr, duration, cpu: self.last_cpu, panic, frames, value_key: None })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.

@@ -79,6 +79,7 @@ mod tests {
             status: Status::Exited(code),
             stderr: Vec::new(),
             duration: Duration::ZERO,
+            cpu: None,
             panic: None,
             frames: None,
             value_key: Some(7),

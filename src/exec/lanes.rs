@@ -156,6 +156,7 @@ mod tests {
                 status: Status::Exited(0),
                 stderr,
                 duration: Duration::ZERO,
+                cpu: None,
                 panic: None,
                 frames: None,
                 value_key: None,

@@ -60,6 +60,9 @@ pub struct Outcome {
     pub stderr: Vec<u8>,
     /// Wall time from spawn to exit.
     pub duration: Duration,
+    /// The CPU time it used, user and system, when the executor knows it (a
+    /// fork server reports it; a command's is not measured).
+    pub cpu: Option<Duration>,
     /// The panic as the target's own hook reported it (a fork-server harness
     /// does), when it panicked; `None` when the executor cannot know.
     pub panic: Option<Panic>,

@@ -6,7 +6,13 @@
 //! loops on some inputs (an interpreter, a decoder), they are failures, each
 //! as long. The runs that finish show how long the target takes on inputs
 //! like these; a candidate still running after [`FACTOR`] times the slowest
-//! of them (never less than [`FLOOR`]) is ended and counted as a timeout. A
+//! of them (never less than [`FLOOR`]) is ended and counted as a timeout.
+//! How long a run took is its CPU time where the executor knows it (a fork
+//! server does), and at least a [`WALL_SHARE`]th of its wall-clock time: on a
+//! busy machine (parallel tests on every core) one run delayed by the
+//! scheduler stretched the wall-clock maximum, and every later hang waited
+//! for it (`rle` with two lanes: 0.93 times the serial speed); a target that
+//! sleeps rather than computes still gets five times its wall time. A
 //! run that was only slow could be taken for a hang this way, so a hang's
 //! result is run once more under the configured timeout before it is kept,
 //! and so is a hang met while reducing another crash before it is noted as a
@@ -23,10 +29,13 @@ pub const FLOOR: Duration = Duration::from_millis(100);
 /// How many times the slowest finished run a test may take.
 pub const FACTOR: u32 = 20;
 
+/// A run took at least this share of its wall-clock time, whatever its CPU time.
+pub const WALL_SHARE: u32 = 4;
+
 /// The time limit of a hang's reduction, from the runs that finished.
 #[derive(Debug, Default)]
 pub struct HangProbe {
-    /// The longest run that ended before its limit.
+    /// The longest run that ended before its limit (CPU time, see the module's notes).
     slowest: Option<Duration>,
     /// Whether a test timed out under a shortened limit.
     cut_short: bool,
@@ -40,7 +49,8 @@ impl HangProbe {
             return None;
         }
         let before = self.limit();
-        self.slowest = Some(self.slowest.map_or(outcome.duration, |slowest| slowest.max(outcome.duration)));
+        let took = outcome.cpu.map_or(outcome.duration, |cpu| cpu.max(outcome.duration / WALL_SHARE));
+        self.slowest = Some(self.slowest.map_or(took, |slowest| slowest.max(took)));
         let after = self.limit();
         (after != before).then_some(after).flatten()
     }
@@ -66,6 +76,7 @@ mod tests {
             status,
             stderr: Vec::new(),
             duration: Duration::from_millis(millis),
+            cpu: None,
             panic: None,
             frames: None,
             value_key: None,
@@ -85,5 +96,17 @@ mod tests {
         assert_eq!(probe.observe(&run(Status::Timeout, 200)), None);
         assert!(probe.cut_short());
         assert_eq!(probe.limit(), Some(Duration::from_millis(200)));
+    }
+
+    #[test]
+    fn cpu_time_counts_where_known_and_a_share_of_the_wall_time_at_least() {
+        let timed =
+            |cpu: u64, wall: u64| Outcome { cpu: Some(Duration::from_millis(cpu)), ..run(Status::Exited(0), wall) };
+        let mut probe = HangProbe::default();
+        assert_eq!(probe.observe(&timed(10, 12)), Some(Duration::from_millis(200)));
+        // Delayed by a busy machine: 10 ms of CPU in 30 ms leaves the limit alone.
+        assert_eq!(probe.observe(&timed(10, 30)), None);
+        // A run that sleeps: 1 ms of CPU in 80 ms counts as 20 ms.
+        assert_eq!(probe.observe(&timed(1, 80)), Some(Duration::from_millis(400)));
     }
 }

@@ -241,6 +241,7 @@ mod tests {
             status,
             stderr: stderr.as_bytes().to_vec(),
             duration: Duration::ZERO,
+            cpu: None,
             panic: None,
             frames: None,
             value_key: None,

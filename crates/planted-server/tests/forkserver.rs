@@ -320,12 +320,14 @@ fn a_program_that_is_not_a_harness_fails_the_handshake_clearly() {
     assert!(format!("{garbled:#}").contains("INFO: Running"), "{garbled:#}");
 
     let newer = shell(
-        &format!(r"{status_fd}; printf 'cmcH\005\000\000\000\001\000\000\000\001\000\000\000' >/dev/fd/$fd"),
+        &format!(
+            r"{status_fd}; printf 'cmcH\006\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000' >/dev/fd/$fd"
+        ),
         long,
     );
     let text = format!("{newer:#}");
-    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 5, .. })), "{text}");
-    assert!(text.contains("protocol version 5"), "{text}");
+    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 6, .. })), "{text}");
+    assert!(text.contains("protocol version 6"), "{text}");
 }
 
 #[test]

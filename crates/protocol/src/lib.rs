@@ -17,15 +17,16 @@
 //!
 //! # Conversation ([`message`])
 //!
-//! Every message is [`MESSAGE_LEN`] bytes: a 4-byte tag, then three
+//! Every message is [`MESSAGE_LEN`] bytes: a 4-byte tag, then four
 //! little-endian 32-bit fields. The server speaks first:
 //!
 //! ```text
 //! server -> client  Hello { version, pid, threads }     tag "cmcH" (the magic)
 //! client -> server  Run { seq }                         tag "cmcR"  (input already in shared memory)
 //! server -> client  Started { seq, pid }                tag "cmcS"  (right after fork: the child's pid = its process group)
-//! server -> client  Finished { seq, wait_status,        tag "cmcW"  (the raw waitpid status and the
-//!                    max_rss_kib }                             child's peak RSS from wait4, 0 = unknown)
+//! server -> client  Finished { seq, wait_status,        tag "cmcW"  (the raw waitpid status, the
+//!                    max_rss_kib, cpu_micros }                 child's peak RSS from wait4, 0 = unknown,
+//!                                                              and its CPU time, user and system)
 //!               or  ForkFailed { seq, errno }           tag "cmcE"
 //! ```
 //!
@@ -72,7 +73,7 @@ pub use shm::{ChildResult, CoverageRecord, CrashFrames, ExampleRecord, Layout, P
 pub use start::StartInfo;
 
 /// The protocol version; both sides must speak the same one.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 
 /// The environment variable that turns a harness into a fork server; its value is a [`StartInfo`].
 pub const ENV_VAR: &str = "CARGO_MINIMIZE_CRASH_FORKSERVER";

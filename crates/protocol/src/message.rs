@@ -1,9 +1,9 @@
-//! The messages on the two pipes: fixed 16-byte records, a 4-byte tag then three little-endian 32-bit fields.
+//! The messages on the two pipes: fixed 20-byte records, a 4-byte tag then four little-endian 32-bit fields.
 
 use super::{get_u32, need, put_u32, DecodeError};
 
 /// The size of every message, in both directions (below `PIPE_BUF`, so a write is atomic).
-pub const MESSAGE_LEN: usize = 16;
+pub const MESSAGE_LEN: usize = 20;
 
 /// The handshake's tag, which doubles as the protocol's magic.
 pub const HANDSHAKE_MAGIC: [u8; 4] = *b"cmcH";
@@ -55,6 +55,10 @@ pub enum Response {
         /// The child's peak resident set size in KiB (`ru_maxrss` from `wait4`),
         /// 0 when unknown: the client enforces the memory limit with it.
         max_rss_kib: u32,
+        /// The CPU time the child used, user and system, in microseconds
+        /// (from `wait4`, saturating): how long it ran whatever else the
+        /// machine was doing.
+        cpu_micros: u32,
     },
     /// `fork` failed for request `seq`.
     ForkFailed {
@@ -65,35 +69,35 @@ pub enum Response {
     },
 }
 
-fn encode(tag: [u8; 4], a: u32, b: u32, c: u32) -> [u8; MESSAGE_LEN] {
+fn encode(tag: [u8; 4], fields: [u32; 4]) -> [u8; MESSAGE_LEN] {
     let mut out = [0; MESSAGE_LEN];
     out[..4].copy_from_slice(&tag);
-    put_u32(&mut out, 4, a);
-    put_u32(&mut out, 8, b);
-    put_u32(&mut out, 12, c);
+    for (i, field) in fields.into_iter().enumerate() {
+        put_u32(&mut out, 4 + 4 * i, field);
+    }
     out
 }
 
-/// The tag and three fields of the first [`MESSAGE_LEN`] bytes.
-fn fields(bytes: &[u8], what: &'static str) -> Result<([u8; 4], u32, u32, u32), DecodeError> {
+/// The tag and four fields of the first [`MESSAGE_LEN`] bytes.
+fn fields(bytes: &[u8], what: &'static str) -> Result<([u8; 4], [u32; 4]), DecodeError> {
     need(bytes, MESSAGE_LEN, what)?;
     let mut tag = [0; 4];
     tag.copy_from_slice(&bytes[..4]);
-    Ok((tag, get_u32(bytes, 4), get_u32(bytes, 8), get_u32(bytes, 12)))
+    Ok((tag, [4, 8, 12, 16].map(|at| get_u32(bytes, at))))
 }
 
 impl Request {
     /// The request's bytes.
     pub fn encode(&self) -> [u8; MESSAGE_LEN] {
         match *self {
-            Request::Run { seq } => encode(TAG_RUN, seq, 0, 0),
+            Request::Run { seq } => encode(TAG_RUN, [seq, 0, 0, 0]),
         }
     }
 
     /// Decodes the first [`MESSAGE_LEN`] bytes of `bytes`.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         match fields(bytes, "request")? {
-            (TAG_RUN, seq, _, _) => Ok(Request::Run { seq }),
+            (TAG_RUN, [seq, ..]) => Ok(Request::Run { seq }),
             (tag, ..) => Err(DecodeError::UnknownTag { tag }),
         }
     }
@@ -103,12 +107,14 @@ impl Response {
     /// The response's bytes.
     pub fn encode(&self) -> [u8; MESSAGE_LEN] {
         match *self {
-            Response::Hello(Hello { version, pid, threads }) => encode(HANDSHAKE_MAGIC, version, pid as u32, threads),
-            Response::Started { seq, pid } => encode(TAG_STARTED, seq, pid as u32, 0),
-            Response::Finished { seq, wait_status, max_rss_kib } => {
-                encode(TAG_FINISHED, seq, wait_status as u32, max_rss_kib)
+            Response::Hello(Hello { version, pid, threads }) => {
+                encode(HANDSHAKE_MAGIC, [version, pid as u32, threads, 0])
             }
-            Response::ForkFailed { seq, errno } => encode(TAG_FORK_FAILED, seq, errno as u32, 0),
+            Response::Started { seq, pid } => encode(TAG_STARTED, [seq, pid as u32, 0, 0]),
+            Response::Finished { seq, wait_status, max_rss_kib, cpu_micros } => {
+                encode(TAG_FINISHED, [seq, wait_status as u32, max_rss_kib, cpu_micros])
+            }
+            Response::ForkFailed { seq, errno } => encode(TAG_FORK_FAILED, [seq, errno as u32, 0, 0]),
         }
     }
 
@@ -116,12 +122,14 @@ impl Response {
     /// version is not checked here: the caller reports a mismatch in its own words.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         Ok(match fields(bytes, "response")? {
-            (HANDSHAKE_MAGIC, version, pid, threads) => Response::Hello(Hello { version, pid: pid as i32, threads }),
-            (TAG_STARTED, seq, pid, _) => Response::Started { seq, pid: pid as i32 },
-            (TAG_FINISHED, seq, status, rss) => {
-                Response::Finished { seq, wait_status: status as i32, max_rss_kib: rss }
+            (HANDSHAKE_MAGIC, [version, pid, threads, _]) => {
+                Response::Hello(Hello { version, pid: pid as i32, threads })
             }
-            (TAG_FORK_FAILED, seq, errno, _) => Response::ForkFailed { seq, errno: errno as i32 },
+            (TAG_STARTED, [seq, pid, ..]) => Response::Started { seq, pid: pid as i32 },
+            (TAG_FINISHED, [seq, status, rss, cpu]) => {
+                Response::Finished { seq, wait_status: status as i32, max_rss_kib: rss, cpu_micros: cpu }
+            }
+            (TAG_FORK_FAILED, [seq, errno, ..]) => Response::ForkFailed { seq, errno: errno as i32 },
             (tag, ..) => return Err(DecodeError::UnknownTag { tag }),
         })
     }
@@ -140,8 +148,8 @@ mod tests {
         let responses = [
             Response::Hello(Hello { version: super::super::VERSION, pid: 4242, threads: 1 }),
             Response::Started { seq: 7, pid: i32::MAX },
-            Response::Finished { seq: 7, wait_status: 0x86, max_rss_kib: 2048 },
-            Response::Finished { seq: 8, wait_status: -1, max_rss_kib: u32::MAX },
+            Response::Finished { seq: 7, wait_status: 0x86, max_rss_kib: 2048, cpu_micros: 1500 },
+            Response::Finished { seq: 8, wait_status: -1, max_rss_kib: u32::MAX, cpu_micros: u32::MAX },
             Response::ForkFailed { seq: 9, errno: 12 },
         ];
         for response in responses {
@@ -152,13 +160,13 @@ mod tests {
     #[test]
     fn the_encoding_is_fixed_little_endian() {
         let bytes = Response::Started { seq: 1, pid: 0x0102_0304 }.encode();
-        assert_eq!(&bytes, b"cmcS\x01\0\0\0\x04\x03\x02\x01\0\0\0\0");
+        assert_eq!(&bytes, b"cmcS\x01\0\0\0\x04\x03\x02\x01\0\0\0\0\0\0\0\0");
         assert_eq!(&Request::Run { seq: 2 }.encode()[..8], b"cmcR\x02\0\0\0");
     }
 
     #[test]
     fn truncated_messages_are_rejected() {
-        let bytes = Response::Finished { seq: 1, wait_status: 0, max_rss_kib: 0 }.encode();
+        let bytes = Response::Finished { seq: 1, wait_status: 0, max_rss_kib: 0, cpu_micros: 0 }.encode();
         for len in 0..MESSAGE_LEN {
             assert_eq!(
                 Response::decode(&bytes[..len]),

@@ -63,19 +63,22 @@ pub(crate) fn run(value: &OsStr, test_one: fn(&[u8]) -> i32) -> ! {
         if send(start.status_fd, Response::Started { seq, pid }).is_err() {
             kill_group_and_exit(pid);
         }
-        let (wait_status, max_rss_kib) = wait(pid);
-        if send(start.status_fd, Response::Finished { seq, wait_status, max_rss_kib }).is_err() {
+        let (wait_status, max_rss_kib, cpu_micros) = wait(pid);
+        if send(start.status_fd, Response::Finished { seq, wait_status, max_rss_kib, cpu_micros }).is_err() {
             exit(0);
         }
     }
 }
 
-/// Waits for `pid`, retrying on EINTR; the raw status and the child's peak
-/// resident set size in KiB (`ru_maxrss`, which Linux reports in KiB). The
+/// Waits for `pid`, retrying on EINTR; the raw status, the child's peak
+/// resident set size in KiB (`ru_maxrss`, which Linux reports in KiB) and
+/// the CPU time it used in microseconds (user and system, saturating). The
 /// client compares the peak with its memory limit: measuring it here, rather
 /// than capping the child's address space with `RLIMIT_AS`, works under
 /// AddressSanitizer too (which reserves terabytes of address space up front).
-fn wait(pid: libc::pid_t) -> (i32, u32) {
+/// It bases its hang limit on the CPU time, which a busy machine does not
+/// stretch as it stretches the wall-clock time.
+fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
     let mut status = 0;
     loop {
         // SAFETY: plain system call with valid out-pointers.
@@ -83,12 +86,19 @@ fn wait(pid: libc::pid_t) -> (i32, u32) {
         // SAFETY: as above.
         let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         if waited == pid {
-            return (status, u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX));
+            let rss = u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX);
+            return (status, rss, micros(&usage.ru_utime).saturating_add(micros(&usage.ru_stime)));
         }
         if waited < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
             die(&format!("waitpid({pid}) failed: {}", io::Error::last_os_error()));
         }
     }
+}
+
+/// A `timeval` in microseconds, saturating at `u32::MAX` (71 minutes).
+fn micros(time: &libc::timeval) -> u32 {
+    let total = i64::from(time.tv_sec).saturating_mul(1_000_000).saturating_add(i64::from(time.tv_usec));
+    u32::try_from(total.max(0)).unwrap_or(u32::MAX)
 }
 
 /// Reads exactly `buf.len()` bytes; `Ok(false)` on end of file.
@@ -111,7 +121,7 @@ fn read_exact(fd: i32, buf: &mut [u8]) -> io::Result<bool> {
     Ok(true)
 }
 
-/// Writes one message (16 bytes: below `PIPE_BUF`, so in one piece).
+/// Writes one message (20 bytes: below `PIPE_BUF`, so in one piece).
 fn send(fd: i32, response: Response) -> io::Result<()> {
     let bytes = response.encode();
     let mut sent = 0;

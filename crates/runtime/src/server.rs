@@ -97,7 +97,7 @@ fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
 
 /// A `timeval` in microseconds, saturating at `u32::MAX` (71 minutes).
 fn micros(time: &libc::timeval) -> u32 {
-    let total = i64::from(time.tv_sec).saturating_mul(1_000_000).saturating_add(i64::from(time.tv_usec));
+    let total = time.tv_sec.saturating_mul(1_000_000).saturating_add(time.tv_usec);
     u32::try_from(total.max(0)).unwrap_or(u32::MAX)
 }
 

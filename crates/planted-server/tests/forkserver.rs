@@ -187,6 +187,20 @@ fn an_endless_loop_times_out_and_the_child_is_killed() {
 }
 
 #[test]
+fn the_childs_cpu_time_is_reported_apart_from_its_wall_time() {
+    let mut executor = executor(Duration::from_secs(20));
+    let sleeper = executor.run(b"sleep:300").unwrap();
+    assert_eq!(sleeper.status, Status::Exited(0));
+    let cpu = sleeper.cpu.expect("a fork server reports the child's CPU time");
+    assert!(sleeper.duration >= Duration::from_millis(300), "{:?}", sleeper.duration);
+    assert!(cpu < Duration::from_millis(100), "a sleep used {cpu:?} of CPU");
+    // Touching 256 MiB takes CPU (page faults), and never more than the wall time allows.
+    let worker = executor.run(b"alloc:256").unwrap();
+    let cpu = worker.cpu.expect("reported");
+    assert!(cpu > Duration::ZERO && cpu <= worker.duration + Duration::from_millis(10), "{cpu:?} in {worker:?}");
+}
+
+#[test]
 fn a_child_over_the_memory_limit_is_out_of_memory_at_its_peak_or_while_running() {
     let mut config = ForkServerConfig::new(SERVER, Duration::from_secs(20));
     config.rss_limit_mb = 64;

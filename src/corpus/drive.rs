@@ -1,9 +1,9 @@
-//! The corpus run's phases on the workers: measure every input once; then, each round, shrink each kept input (or take its result from an earlier run) and save it as it finishes.
+//! The corpus run's phases on the workers: measure every input once; then, each round, shrink each kept input (or take its result from an earlier run) and save it as it finishes, with the input split off it if any.
 
 use anyhow::anyhow;
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::corpus::cover::{is_subset, Pick};
+use crate::corpus::cover::{is_subset, union, Pick};
 use crate::corpus::display::Status;
 use crate::corpus::inputs::CorpusInput;
 use crate::corpus::shrink::Measured;
@@ -42,6 +42,24 @@ pub struct KeptResult {
     pub tests: u64,
     /// Why it was kept as it was, when it was not shrunk.
     pub detail: Option<String>,
+    /// The input split off it, saved too (see [`crate::corpus::shrink::shrink_and_split`]).
+    pub split: Option<SplitPart>,
+}
+
+/// An input split off a kept one, as saved.
+#[derive(Clone, Debug, Default)]
+pub struct SplitPart {
+    /// Its file in the new corpus.
+    pub file: String,
+    /// Its contents.
+    pub bytes: Vec<u8>,
+    /// Its features.
+    pub features: Vec<u32>,
+}
+
+/// The journal's key for the input split off the result of the item with this SHA-1.
+fn split_key(sha1: &str) -> String {
+    format!("{sha1}+split")
 }
 
 /// The channels and what the phases share.
@@ -96,12 +114,14 @@ pub fn shrink_kept(
         .collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
     // The results earlier runs saved, read once: checked by a run, shrunk on when cut short.
-    let mut saved: Vec<Option<Vec<u8>>> = vec![None; picks.len()];
+    let mut saved: Vec<Vec<Vec<u8>>> = vec![Vec::new(); picks.len()];
     for (slot, pick) in picks.iter().enumerate() {
-        let job = match store.finished(&items[pick.index].sha1) {
+        let sha1 = &items[pick.index].sha1;
+        let job = match store.finished(sha1) {
             Some(Saved { bytes, complete: true }) => {
-                saved[slot] = Some(bytes.clone());
-                Job::Measure { index: pick.index, bytes }
+                let split = store.finished(&split_key(sha1)).filter(|s| s.complete).map(|s| s.bytes);
+                saved[slot] = std::iter::once(bytes).chain(split).collect();
+                Job::Check { index: pick.index, parts: saved[slot].clone() }
             }
             // Cut short by Ctrl-C: go on from where it got.
             Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
@@ -118,23 +138,19 @@ pub fn shrink_kept(
                 phase.status.shrinking(picks.len() - pending, picks.len());
                 continue;
             }
-            Event::Measured { index, result } => {
+            Event::Checked { index, results: runs } => {
                 let slot = slot_of(index);
-                match result {
-                    // An earlier run's result, still good.
-                    Measured::Covered(features) if is_subset(&picks[slot].assigned, &features) => {
-                        let bytes = saved[slot].take().unwrap_or_default();
-                        let file = Some(store.restore(&bytes)?);
-                        let origin = items[index].origin;
-                        results[slot] = KeptResult { index, origin, file, bytes, features, tests: 1, detail: None };
-                    }
-                    _ => {
+                let parts = std::mem::take(&mut saved[slot]);
+                match resumed(index, &items[index], &picks[slot].assigned, parts, runs, store)? {
+                    Some(result) => results[slot] = result,
+                    None => {
                         let job = shrink_job(&picks[slot], items[index].bytes.clone());
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
                 }
             }
+            Event::Measured { .. } => continue,
             Event::Shrunk { index, result } => {
                 phase.status.idle(items[index].origin);
                 results[slot_of(index)] = finished(index, &items[index], result, store, phase)?;
@@ -144,6 +160,35 @@ pub fn shrink_kept(
         phase.status.shrinking(picks.len() - pending, picks.len());
     }
     Ok(results)
+}
+
+/// An earlier run's results for a kept item, when they still cover the
+/// features assigned to it: its result alone, or with the input split off it.
+fn resumed(
+    index: usize,
+    item: &Item,
+    assigned: &[u32],
+    parts: Vec<Vec<u8>>,
+    runs: Vec<Measured>,
+    store: &Store,
+) -> anyhow::Result<Option<KeptResult>> {
+    let mut covered = parts.into_iter().zip(runs).map_while(|(bytes, run)| match run {
+        Measured::Covered(features) => Some((bytes, features)),
+        _ => None,
+    });
+    let Some((bytes, features)) = covered.next() else { return Ok(None) };
+    let split = if is_subset(assigned, &features) {
+        None
+    } else {
+        match covered.next() {
+            Some((part, part_features)) if is_subset(assigned, &union([&features[..], &part_features[..]])) => {
+                Some(SplitPart { file: store.restore(&part)?, bytes: part, features: part_features })
+            }
+            _ => return Ok(None),
+        }
+    };
+    let (origin, file, tests) = (item.origin, Some(store.restore(&bytes)?), 1 + u64::from(split.is_some()));
+    Ok(Some(KeptResult { index, origin, file, bytes, features, tests, detail: None, split }))
 }
 
 /// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
@@ -161,10 +206,12 @@ fn finished(
     phase: &mut Phase,
 ) -> anyhow::Result<KeptResult> {
     let mut complete = true;
+    let mut split = None;
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
             complete = shrunk.stop != Some(StopReason::Cancelled);
+            split = shrunk.split;
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }
         Err(_) if phase.interrupt.is_raised() => {
@@ -172,9 +219,59 @@ fn finished(
         }
         Err(error) => (item.bytes.clone(), item.features.clone(), 0, Some(format!("not shrunk: {error}"))),
     };
-    let file = store.save(&item.sha1, &bytes, complete).map_err(|e| {
-        phase.interrupt.raise();
-        anyhow!("{e:#}")
-    })?;
-    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail })
+    let mut save = |key: &str, bytes: &[u8]| {
+        store.save(key, bytes, complete).map_err(|e| {
+            phase.interrupt.raise();
+            anyhow!("{e:#}")
+        })
+    };
+    // The part first: a result saved complete has its part saved already.
+    let split = match split {
+        Some(part) => {
+            let file = save(&split_key(&item.sha1), &part.bytes)?;
+            Some(SplitPart { file, bytes: part.bytes, features: part.features })
+        }
+        None => None,
+    };
+    let file = save(&item.sha1, &bytes)?;
+    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail, split })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store(root: &std::path::Path) -> Store {
+        let source = root.join("corpus");
+        std::fs::create_dir_all(&source).unwrap();
+        Store::open(&root.join("new"), &source, &root.join("scratch"), "build").unwrap()
+    }
+
+    #[test]
+    fn a_saved_result_resumes_alone_or_with_its_split_part_when_they_cover_the_features() {
+        let root = tempfile::tempdir().unwrap();
+        let store = store(root.path());
+        let item = Item { origin: 7, sha1: "abc".into(), bytes: b"original".to_vec(), features: vec![1, 2, 3] };
+        let covered = |features: &[u32]| Measured::Covered(features.to_vec());
+        let parts = || vec![b"high".to_vec(), b"low".to_vec()];
+
+        let alone = resumed(0, &item, &[1, 2], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        let alone = alone.expect("the result covers them alone");
+        assert!(alone.split.is_none(), "a stale part is not taken: {alone:?}");
+        assert_eq!((alone.origin, alone.bytes.as_slice(), alone.tests), (7, &b"high"[..], 1));
+
+        let both = resumed(0, &item, &[1, 2, 3], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        let both = both.expect("the result and its part cover them");
+        let part = both.split.expect("the part is kept");
+        assert_eq!((part.bytes.as_slice(), part.features.as_slice()), (&b"low"[..], &[3][..]));
+        assert!(root.path().join("new").join(&part.file).exists(), "the part is back in the new corpus");
+        assert_eq!(both.tests, 2);
+
+        let short = resumed(0, &item, &[1, 2, 3, 4], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        assert!(short.is_none(), "a feature neither covers: shrunk again");
+        let crashed = vec![covered(&[1, 2]), Measured::Crashed("boom".into())];
+        assert!(resumed(0, &item, &[1, 2, 3], parts(), crashed, &store).unwrap().is_none());
+        let no_part = resumed(0, &item, &[1, 2, 3], vec![b"high".to_vec()], vec![covered(&[1, 2])], &store).unwrap();
+        assert!(no_part.is_none(), "killed between the part and the result: shrunk again");
+    }
 }

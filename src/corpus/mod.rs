@@ -216,6 +216,11 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
             _ => (InputStatus::Kept, k.detail.clone()),
         },
     };
+    let split_off = (parts.inputs.len()..parts.rounds.latest.len())
+        .filter(|&origin| parts.rounds.roots[origin] == index)
+        .filter_map(|origin| parts.rounds.latest[origin].as_ref()?.file.clone())
+        .filter(|file| parts.final_files.as_ref().map_or(true, |names| names.contains(file)))
+        .collect();
     InputReport {
         name: input.input.name.clone(),
         size: input.bytes().len(),
@@ -226,5 +231,6 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         tests: kept.map(|k| k.tests),
         detail,
         duplicates: input.duplicates.clone(),
+        split_off,
     }
 }

@@ -71,6 +71,10 @@ pub struct InputReport {
     /// Other files with the same content.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub duplicates: Vec<String>,
+    /// Inputs split off its result (a part that keeps the features of few
+    /// hits, the result those of many), in the new corpus: their files.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub split_off: Vec<String>,
 }
 
 /// An input's fate.
@@ -161,6 +165,7 @@ mod tests {
             tests: None,
             detail: detail.map(str::to_owned),
             duplicates: Vec::new(),
+            split_off: Vec::new(),
         };
         let report = CorpusReport {
             version: CORPUS_REPORT_VERSION,

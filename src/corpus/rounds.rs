@@ -8,6 +8,10 @@
 //! `scene`, a second round took the bytes from 44.5 KB to about a quarter
 //! less; a third saved about 2%, so the rounds stop when one saves less than
 //! [`ROUND_GAIN`] of what it started from.
+//!
+//! A shrink may split its result in two (`shrink::shrink_and_split`): the
+//! part split off becomes an origin of its own, after the corpus inputs,
+//! rooted at the input its result came from (the report lists it there).
 
 use crate::corpus::cover::{assign_to_smallest, greedy_cover, intersect, Candidate, Pick};
 use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
@@ -22,8 +26,11 @@ pub const ROUND_GAIN: f64 = 0.10;
 /// What the rounds leave.
 #[derive(Debug, Default)]
 pub struct Rounds {
-    /// Per corpus input, the latest result made from it (its tests summed over the rounds).
+    /// Per origin, the latest result made from it (its tests summed over the
+    /// rounds): the corpus inputs first, then each input split off a result.
     pub latest: Vec<Option<KeptResult>>,
+    /// Per origin, the corpus input it comes from (itself for the inputs).
+    pub roots: Vec<usize>,
     /// The last round's results, as the final cover's candidates.
     pub results: Vec<Item>,
     /// Rounds run.
@@ -40,12 +47,12 @@ pub fn shrink_rounds(
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Rounds> {
-    let mut done = Rounds { latest: vec![None; origins], ..Rounds::default() };
+    let mut done = Rounds { latest: vec![None; origins], roots: (0..origins).collect(), ..Rounds::default() };
     while done.rounds < MAX_ROUNDS {
         done.rounds += 1;
         let picks = cover(&items, required);
         phase.status.line(&announce(done.rounds, picks.len(), items.len()));
-        let kept = shrink_kept(&items, &picks, store, phase)?;
+        let kept = done.adopt_splits(shrink_kept(&items, &picks, store, phase)?);
         record(&mut done.latest, &kept);
         let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
         items = kept
@@ -71,6 +78,36 @@ pub fn cover(items: &[Item], required: &[u32]) -> Vec<Pick> {
     let candidates: Vec<Candidate> =
         items.iter().zip(&features).map(|(i, f)| Candidate { size: i.bytes.len(), features: f }).collect();
     assign_to_smallest(greedy_cover(&candidates), &candidates)
+}
+
+impl Rounds {
+    /// Gives each input split off a result an origin of its own (rooted where
+    /// the result is), as a result after the round's others.
+    fn adopt_splits(&mut self, kept: Vec<KeptResult>) -> Vec<KeptResult> {
+        let mut parts = Vec::new();
+        let mut kept: Vec<KeptResult> = kept
+            .into_iter()
+            .map(|mut result| {
+                if let Some(part) = result.split.take() {
+                    let origin = self.latest.len();
+                    self.latest.push(None);
+                    self.roots.push(self.roots[result.origin]);
+                    let (file, bytes, features) = (Some(part.file), part.bytes, part.features);
+                    parts.push(KeptResult {
+                        index: result.index,
+                        origin,
+                        file,
+                        bytes,
+                        features,
+                        ..KeptResult::default()
+                    });
+                }
+                result
+            })
+            .collect();
+        kept.extend(parts);
+        kept
+    }
 }
 
 fn announce(round: usize, kept: usize, items: usize) -> String {

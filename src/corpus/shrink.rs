@@ -6,6 +6,14 @@
 //! feature it has is assigned to another kept input, which keeps it. Never
 //! the empty input: libFuzzer skips it (`RunOne` returns at size 0), so its
 //! coverage would be lost.
+//!
+//! A large result may then be split in two (`shrink_and_split`): counters
+//! wrap at 256, so an input kept for an edge run 128 times or more is large,
+//! and a feature of few hits assigned to it too (`bool::arbitrary` run 3
+//! times, modulo 256, in a 5 KB program) pins every count that moves with
+//! it: no deletion keeps it but one of 256 alike elements. Shrunk apart, the
+//! many-hit features keep a large input and the few-hit ones a small one,
+//! often much less in all (commands: 5,578 bytes -> 3,130 + 5).
 
 use crate::corpus::cover::is_subset;
 use crate::exec::{Coverage, Executor, ForkServerExecutor};
@@ -74,6 +82,75 @@ pub struct Shrunk {
     pub stop: Option<StopReason>,
     /// The input did not cover its assigned features when run again: kept as it is.
     pub unstable: bool,
+    /// A second input split off the result (`shrink_and_split`): it covers
+    /// the required features of few hits, `bytes` the others.
+    pub split: Option<Part>,
+}
+
+/// An input split off a shrunk one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    /// Its contents.
+    pub bytes: Vec<u8>,
+    /// Its features.
+    pub features: Vec<u32>,
+}
+
+/// Results at least this large are tried split in two.
+pub const SPLIT_MIN_BYTES: usize = 256;
+
+/// The part of few hits is shrunk first; the other only when that part is
+/// at most this share of the whole (where a split paid, on the samples, it
+/// was under a hundredth; the many-hits shrink is the costly one).
+const SPLIT_SHARE: usize = 4;
+
+/// Features of this hit-count bucket and above (32 hits or more) are "many
+/// hits"; the stack-depth feature counts as one (depth takes nesting).
+const MANY_HITS_BUCKET: u32 = 6;
+
+/// Shrinks `bytes` while it covers `required` ([`shrink`]); then, when the
+/// result is at least [`SPLIT_MIN_BYTES`] and `required` has features of many
+/// hits and of few, shrinks the result once for each kind apart (few hits
+/// first, the other only when that part is small) and keeps the two inputs
+/// when they are smaller together than the one.
+pub fn shrink_and_split(
+    executor: &mut ForkServerExecutor,
+    bytes: &[u8],
+    required: &[u32],
+    options: &ReduceOptions,
+    progress: &mut dyn FnMut(usize, u64),
+) -> Result<Shrunk, String> {
+    let whole = shrink(executor, bytes, required, options, progress)?;
+    if whole.unstable || cut_short(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
+        return Ok(whole);
+    }
+    let counters = executor.coverage().map_or(u32::MAX, |c| c.counters);
+    let (many, few) = by_hits(required, counters);
+    if many.is_empty() || few.is_empty() {
+        return Ok(whole);
+    }
+    // Few hits first: it is the cheap one, and a split pays only when that part is small.
+    let low = shrink(executor, &whole.bytes, &few, options, progress)?;
+    let mut tests = whole.tests + low.tests;
+    if low.unstable || cut_short(&low) || low.bytes.len() * SPLIT_SHARE > whole.bytes.len() {
+        return Ok(Shrunk { tests, ..whole });
+    }
+    let high = shrink(executor, &whole.bytes, &many, options, progress)?;
+    tests += high.tests;
+    if high.unstable || cut_short(&high) || high.bytes.len() + low.bytes.len() >= whole.bytes.len() {
+        return Ok(Shrunk { tests, ..whole });
+    }
+    Ok(Shrunk { tests, split: Some(Part { bytes: low.bytes, features: low.features }), ..high })
+}
+
+fn cut_short(shrunk: &Shrunk) -> bool {
+    shrunk.stop == Some(StopReason::Cancelled)
+}
+
+/// `required` as (features of many hits, features of few) for a harness of `counters` counters.
+fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
+    let is_stack = |f: u32| u64::from(f) >= u64::from(counters) * 8;
+    required.iter().partition(|&&f| is_stack(f) || f % 8 >= MANY_HITS_BUCKET)
 }
 
 /// Reduces `bytes` while it covers `required`; `progress` hears of the best
@@ -90,7 +167,7 @@ pub fn shrink(
         return Err(format!("it no longer runs normally: {first:?}"));
     };
     if !is_subset(required, &features) {
-        return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true });
+        return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true, split: None });
     }
     let examples = if options.structure { executor.examples() } else { Vec::new() };
     let initial = TestCase::new(bytes.to_vec(), examples);
@@ -109,10 +186,10 @@ pub fn shrink(
     let stop = reduction.stats.stop.clone();
     match measure(executor, &reduction.best.bytes) {
         Measured::Covered(features) if is_subset(required, &features) => {
-            Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false })
+            Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
         }
         // The result does not cover them again (coverage that varies run to run): keep the input.
-        _ => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true }),
+        _ => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
     }
 }
 
@@ -122,5 +199,19 @@ struct Reporter<'a>(&'a mut dyn FnMut(usize, u64));
 impl Observer for Reporter<'_> {
     fn progress(&mut self, progress: &Progress) {
         (self.0)(progress.size, progress.tests);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn features_of_32_hits_or_more_and_the_stack_depth_are_many_hits() {
+        // Counter 3 hit once (bucket 0), counter 4 at 32-127 (6), counter 5 at 128+ (7),
+        // counter 6 at 16-31 (5); 10 counters, so 80 + 2 is the stack-depth feature.
+        let (many, few) = by_hits(&[3 * 8, 4 * 8 + 6, 5 * 8 + 7, 6 * 8 + 5, 82], 10);
+        assert_eq!(many, [4 * 8 + 6, 5 * 8 + 7, 82]);
+        assert_eq!(few, [3 * 8, 6 * 8 + 5]);
     }
 }

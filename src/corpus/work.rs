@@ -1,8 +1,8 @@
-//! The corpus mode's jobs (measure an input, shrink a kept one) and events, on the shared worker threads, each worker with its own coverage fork server.
+//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one) and events, on the shared worker threads, each worker with its own coverage fork server.
 
 use crossbeam_channel::Sender;
 
-use crate::corpus::shrink::{measure, shrink, Measured, Shrunk};
+use crate::corpus::shrink::{measure, shrink_and_split, Measured, Shrunk};
 use crate::exec::{ForkServerExecutor, RunningGroup};
 use crate::interrupt::Interrupt;
 use crate::reduce::ReduceOptions;
@@ -19,7 +19,15 @@ pub enum Job {
         /// Its contents.
         bytes: Vec<u8>,
     },
-    /// Shrink a kept input.
+    /// Run the results an earlier run saved for a kept input (its result,
+    /// and the input split off it if any) for their features.
+    Check {
+        /// The input's index.
+        index: usize,
+        /// The results' contents.
+        parts: Vec<Vec<u8>>,
+    },
+    /// Shrink a kept input (and split it when that pays).
     Shrink {
         /// The input's index.
         index: usize,
@@ -39,6 +47,13 @@ pub enum Event {
         index: usize,
         /// What the run showed.
         result: Measured,
+    },
+    /// An earlier run's results ran.
+    Checked {
+        /// The input's index.
+        index: usize,
+        /// What each run showed, in the order given.
+        results: Vec<Measured>,
     },
     /// A shrink is under way.
     Progress {
@@ -81,6 +96,9 @@ impl Work<Job, Event> for CorpusWork<'_> {
     fn handle(&self, slot: &Slot, executor: &mut ForkServerExecutor, job: Job, events: &Sender<Event>) -> Event {
         match job {
             Job::Measure { index, bytes } => Event::Measured { index, result: measure(executor, &bytes) },
+            Job::Check { index, parts } => {
+                Event::Checked { index, results: parts.iter().map(|bytes| measure(executor, bytes)).collect() }
+            }
             Job::Shrink { index, .. } if self.interrupt.is_raised() => {
                 Event::Shrunk { index, result: Err(String::from("interrupted")) }
             }
@@ -89,7 +107,8 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                Event::Shrunk { index, result: shrink(executor, &bytes, &required, &self.reduce, &mut progress) }
+                let result = shrink_and_split(executor, &bytes, &required, &self.reduce, &mut progress);
+                Event::Shrunk { index, result }
             }
         }
     }
@@ -97,6 +116,9 @@ impl Work<Job, Event> for CorpusWork<'_> {
     fn failed(&self, job: Job, error: String) -> Event {
         match job {
             Job::Measure { index, .. } => Event::Measured { index, result: Measured::Failed(error) },
+            Job::Check { index, parts } => {
+                Event::Checked { index, results: parts.iter().map(|_| Measured::Failed(error.clone())).collect() }
+            }
             Job::Shrink { index, .. } => Event::Shrunk { index, result: Err(error) },
         }
     }

@@ -1,4 +1,4 @@
-//! The corpus mode end to end on generated corpora (`planted-corpus`: hundreds of kilobyte inputs) of a typed and a bytes target: a small fraction of the bytes, every feature kept (by our count and by libFuzzer's own, `-runs=0`), the old directory untouched, a crashing input reported and left out, a rerun resuming, a SIGKILL mid-run, and the usage errors.
+//! The corpus mode end to end on generated corpora (`planted-corpus`: hundreds of kilobyte inputs) of a typed and a bytes target: a small fraction of the bytes, every feature kept (by our count and by libFuzzer's own, `-runs=0`), the old directory untouched, a crashing input reported and left out, a rerun resuming, a SIGKILL mid-run, a result split in two, and the usage errors.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -164,6 +164,42 @@ fn a_bytes_corpus_shrinks_to_a_fraction_of_its_bytes_keeping_every_feature() {
     // The triage target's first byte picks the parser: 0 is tlv's.
     let tlv = std::fs::read(Sample::copy("tlv").crash).unwrap();
     check_corpus("triage", &[&[0u8][..], &tlv].concat(), 15);
+}
+
+/// Three `commands` programs from a corpus run before results were split:
+/// the largest (2,274 bytes) is kept both for counts of 32 hits or more and
+/// for counts of a few hits, which pinned it.
+fn split_corpus() -> PathBuf {
+    root().join("tests/data/split-corpus")
+}
+
+#[test]
+fn a_result_pinned_by_counts_of_few_hits_is_split_in_two_and_a_rerun_keeps_both() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("new");
+    let run = run_corpus("commands", &split_corpus(), &output, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = &run.report;
+    assert_eq!(report["covers_every_feature"], true, "{report:#}");
+    let inputs = report["inputs"].as_array().unwrap();
+    let split = inputs.iter().find(|i| i["split_off"].as_array().is_some_and(|s| !s.is_empty()));
+    let split = split.unwrap_or_else(|| panic!("no input was split: {report:#}"));
+    assert_eq!(split["size"], 2274, "{split:#}");
+    let part = split["split_off"][0].as_str().unwrap().to_owned();
+    let result = split["result"].as_str().unwrap().to_owned();
+    let written: BTreeSet<String> = files(&output).into_iter().map(|(name, _)| name).collect();
+    assert!(written.contains(&part) && written.contains(&result), "both parts are in the new corpus: {written:?}");
+    assert_eq!(written.len() as u64, report["after"]["files"].as_u64().unwrap());
+    let sizes = split["result_size"].as_u64().unwrap() + std::fs::metadata(output.join(&part)).unwrap().len();
+    assert!(sizes < 2274, "the two parts are smaller together than the input: {sizes}");
+
+    let again = run_corpus("commands", &split_corpus(), &output, &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(again.report["covers_every_feature"], true);
+    let rerun: BTreeSet<String> = files(&output).into_iter().map(|(name, _)| name).collect();
+    assert_eq!(rerun, written, "the rerun keeps the same files, the split part with its result");
+    let (first, second) = (report["tests"].as_u64().unwrap(), again.report["tests"].as_u64().unwrap());
+    assert!(second * 10 < first, "the rerun takes the saved results: {first} then {second} tests");
 }
 
 #[test]

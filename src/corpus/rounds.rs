@@ -83,28 +83,16 @@ pub fn cover(items: &[Item], required: &[u32]) -> Vec<Pick> {
 impl Rounds {
     /// Gives each input split off a result an origin of its own (rooted where
     /// the result is), as a result after the round's others.
-    fn adopt_splits(&mut self, kept: Vec<KeptResult>) -> Vec<KeptResult> {
+    fn adopt_splits(&mut self, mut kept: Vec<KeptResult>) -> Vec<KeptResult> {
         let mut parts = Vec::new();
-        let mut kept: Vec<KeptResult> = kept
-            .into_iter()
-            .map(|mut result| {
-                if let Some(part) = result.split.take() {
-                    let origin = self.latest.len();
-                    self.latest.push(None);
-                    self.roots.push(self.roots[result.origin]);
-                    let (file, bytes, features) = (Some(part.file), part.bytes, part.features);
-                    parts.push(KeptResult {
-                        index: result.index,
-                        origin,
-                        file,
-                        bytes,
-                        features,
-                        ..KeptResult::default()
-                    });
-                }
-                result
-            })
-            .collect();
+        for result in &mut kept {
+            let Some(part) = result.split.take() else { continue };
+            let origin = self.latest.len();
+            self.latest.push(None);
+            self.roots.push(self.roots[result.origin]);
+            let (file, bytes, features) = (Some(part.file), part.bytes, part.features);
+            parts.push(KeptResult { index: result.index, origin, file, bytes, features, ..KeptResult::default() });
+        }
         kept.extend(parts);
         kept
     }

@@ -50,6 +50,9 @@ pub struct Draw {
     pub span: Range<usize>,
     /// How they were read.
     pub kind: DrawKind,
+    /// Where the front cursor was when it was read (a length read from the
+    /// back leaves it there: what was left then is `span.end - cursor`).
+    pub cursor: usize,
 }
 
 impl Draw {
@@ -63,7 +66,7 @@ impl Draw {
             other => DrawKind::Int { width: other.strip_prefix("le:")?.parse().ok()? },
         };
         let span = if example.front.is_empty() { example.back.clone() } else { example.front.clone() };
-        Some(Draw { span, kind })
+        Some(Draw { span, kind, cursor: example.front.start })
     }
 
     /// Whether it read one whole byte as an integer (a `u8`, or a `bool`'s
@@ -150,8 +153,11 @@ mod tests {
 
     #[test]
     fn labels_become_draws_and_other_examples_do_not() {
-        assert_eq!(draw(1..9, 9..9, "draw:le:8"), Some(Draw { span: 1..9, kind: DrawKind::Int { width: 8 } }));
-        assert_eq!(draw(4..4, 7..8, "draw:len"), Some(Draw { span: 7..8, kind: DrawKind::Len }));
+        assert_eq!(
+            draw(1..9, 9..9, "draw:le:8"),
+            Some(Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1 })
+        );
+        assert_eq!(draw(4..4, 7..8, "draw:len"), Some(Draw { span: 7..8, kind: DrawKind::Len, cursor: 4 }));
         assert_eq!(draw(0..3, 9..9, "draw:le").map(|d| d.kind), Some(DrawKind::Int { width: 0 }));
         assert_eq!(draw(0..3, 3..3, "planted::scene::Op"), None);
         assert_eq!(draw(0..3, 3..3, "draw:le:x"), None);
@@ -163,17 +169,17 @@ mod tests {
 
     #[test]
     fn values_read_as_arbitrary_reads_them_and_encode_back() {
-        let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 } };
+        let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 }, cursor: 0 };
         assert_eq!(le.value(&[0xf4, 0x01]), Some(500));
         assert_eq!(le.encode(512), [0x00, 0x02]);
-        let be = Draw { span: 1..3, kind: DrawKind::Len };
+        let be = Draw { span: 1..3, kind: DrawKind::Len, cursor: 0 };
         assert_eq!(be.value(&[9, 0x01, 0x02]), Some(258));
         assert_eq!(be.encode(258), [0x01, 0x02]);
     }
 
     #[test]
     fn the_typed_order_ranks_integers_by_value_and_is_shortlex_without_draws() {
-        let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 } }];
+        let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1 }];
         let five_hundred = [1, 0xf4, 1, 0, 0, 0, 0, 0, 0];
         let five_twelve = [1, 0, 2, 0, 0, 0, 0, 0, 0];
         assert_eq!(typed_order(&five_hundred, &five_twelve, &draws), Ordering::Less);
@@ -181,7 +187,7 @@ mod tests {
         assert_eq!(typed_order(&[1, 2], &five_hundred, &draws), Ordering::Less, "shorter first");
         assert_eq!(typed_order(&five_hundred, &five_hundred, &draws), Ordering::Equal);
         // An earlier draw decides before a later one.
-        let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 } }, draws[0].clone()];
+        let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 }, cursor: 0 }, draws[0].clone()];
         assert_eq!(typed_order(&five_twelve, &[3, 0, 0, 0, 0, 0, 0, 0, 0], &two), Ordering::Less);
     }
 }

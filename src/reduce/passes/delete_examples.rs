@@ -3,8 +3,9 @@
 use std::ops::Range;
 
 use super::super::choice::Chooser;
+use super::super::respell;
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::{delete_ranges, TestCase};
+use super::super::testcase::TestCase;
 use super::grow;
 
 /// Chooses an example, most complex first, and a variant: with every sibling
@@ -33,7 +34,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     })?;
     let deleted = if variant == 2 {
         let ranges: Vec<Range<usize>> = siblings[..=last].iter().flat_map(|&s| spans(&tc, s, true)).collect();
-        if sh.consider(delete_ranges(&tc.bytes, &ranges))? {
+        if sh.consider(respell::delete(&tc, &ranges))? {
             last + 1
         } else {
             0
@@ -42,7 +43,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         grow(sh, |k| {
             let run = siblings.get(last.checked_sub(k.checked_sub(1)?)?..=last)?;
             let ranges: Vec<Range<usize>> = run.iter().flat_map(|&s| spans(&tc, s, variant == 1)).collect();
-            Some(delete_ranges(&tc.bytes, &ranges))
+            Some(respell::delete(&tc, &ranges))
         })?
     };
     if deleted > 0 {

@@ -215,6 +215,27 @@ pub(crate) fn ones(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     Ok(())
 }
 
+/// Chooses a four-byte integer read as 2^24 or more with a low byte that is
+/// not zero, the last first, and spells it with its high byte one more and
+/// zeros below (`00 00 56 55` -> `00 00 00 56`). A derived enum's variant
+/// tag reads `(tag * variants) >> 32`, so each variant is a range of tags:
+/// lowering bytes stops where every single lowered byte reads another
+/// variant, though the next multiple of 2^24 may read the same one and is
+/// the smaller spelling.
+pub(crate) fn round_tags(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let rounded = |d: &Draw| {
+        let value = d.value(&tc.bytes).filter(|_| d.kind == DrawKind::Int { width: 4 } && d.span.len() == 4)?;
+        let high = value >> 24;
+        (high > 0 && high < 0xff && value & 0xff_ffff != 0).then(|| d.encode((high + 1) << 24))
+    };
+    let tags: Vec<usize> = (0..tc.draws.len()).filter(|&i| rounded(&tc.draws[i]).is_some()).collect();
+    let draw = &tc.draws[tags[chooser.choose(tags.len(), |_| true)?]];
+    let spelled = rounded(draw).unwrap_or_default();
+    sh.consider(replace_ranges(&tc.bytes, &[(draw.span.clone(), &spelled)]))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testkit::{run, u64_list, u64_oracle};
@@ -227,6 +248,22 @@ mod tests {
         let result = run("delete-draw-periods", &input, u64_oracle(&mut tests, |values| values.len() >= 2));
         assert_eq!(result, [[1, 39, 0, 0, 0, 0, 0, 0, 0], [1, 40, 0, 0, 0, 0, 0, 0, 0]].concat());
         assert!(tests <= 20, "{tests} tests");
+    }
+
+    #[test]
+    fn a_variant_tag_is_spelled_with_zeros_below_its_high_byte() {
+        // The second of three variants: a tag from 0x5555_5556 on.
+        let oracle = |input: &[u8]| {
+            let tag = u32::from_le_bytes(input.try_into().unwrap_or([0; 4]));
+            if input.len() == 4 && (u64::from(tag) * 3) >> 32 == 1 {
+                Verdict::Interesting(vec![Example::new(0..4, 4..4, "draw:le:4", 1)])
+            } else {
+                Verdict::Boring
+            }
+        };
+        // Byte lowering stops here: 55 in either of the two high bytes reads the first variant.
+        assert_eq!(run("round-tags", &[0, 0, 0x56, 0x55], oracle), [0, 0, 0, 0x56]);
+        assert_eq!(run("round-tags", &[0, 0, 0, 0x56], oracle), [0, 0, 0, 0x56], "nothing to round");
     }
 
     #[test]

@@ -61,6 +61,7 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "spell-lengths", tier: Tier::Delete, guarantee: false, step: contents::spell_lengths },
     PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::zero },
     PassDef { name: "least-values", tier: Tier::Delete, guarantee: false, step: zero_values::least },
     PassDef { name: "keep-prefix", tier: Tier::Delete, guarantee: false, step: prefix::step },
@@ -92,6 +93,7 @@ pub(crate) static PASSES: &[PassDef] = &[
         step: lengths::shrink_linked_payloads,
     },
     PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
+    PassDef { name: "round-tags", tier: Tier::Polish, guarantee: false, step: draws::round_tags },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
     PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },
 ];

@@ -1,0 +1,245 @@
+//! Deleting parts of a typed input while every length `arbitrary` read from the back keeps its value.
+//!
+//! `arbitrary` reads a string's or collection's size as a field at the back
+//! of what is left of the input, big-endian, modulo what is left after it
+//! (`arbitrary_byte_size`), one byte wide while 256 bytes or fewer are left,
+//! two while 65,537 or fewer. Deleting an element therefore changes how every
+//! length read before it decodes (less is left when it is read), and once the
+//! input falls under 257 bytes, how wide every field is: the text before the
+//! element then reads as other strings, and an element after the bug cannot
+//! go. A deletion made here writes each length that survives it again, so
+//! that it reads in the new input what it read in the old one: the value
+//! itself, in the bytes `int_in_range` reads for the new room, at the width
+//! the new room gives (found by iterating: narrower fields leave less room).
+
+use std::ops::Range;
+
+use super::draws::DrawKind;
+use super::testcase::{delete_ranges, replace_ranges, TestCase};
+
+/// One length read from the back.
+#[derive(Clone, Debug)]
+struct LenRead {
+    /// Where the front cursor was when it was read.
+    cursor: usize,
+    /// The field (at the back).
+    span: Range<usize>,
+    /// What it read.
+    value: u64,
+}
+
+/// `tc`'s bytes with `ranges` deleted: lengths respelled
+/// ([`delete_respelled`]) where there are any and they can be kept, else plainly.
+pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
+    delete_respelled(tc, ranges).unwrap_or_else(|| delete_ranges(&tc.bytes, ranges))
+}
+
+/// `tc`'s bytes with `ranges` deleted and every length read from the back
+/// that survives them written to read what it read before. `None` when no
+/// length survives, or one cannot be kept: its value no longer fits what is
+/// left, the deletion cuts through its field, or the input is too large for
+/// this model (four-byte fields).
+pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
+    let mut deleted: Vec<Range<usize>> = ranges.iter().filter(|r| !r.is_empty()).cloned().collect();
+    deleted.sort_by_key(|r| (r.start, r.end));
+    let mut kept = Vec::new();
+    for read in len_reads(tc)? {
+        let overlapping = deleted.iter().find(|d| d.start < read.span.end && read.span.start < d.end);
+        match overlapping {
+            None => kept.push(read),
+            Some(d) if d.start <= read.span.start && read.span.end <= d.end => {}
+            Some(_) => return None,
+        }
+    }
+    if kept.is_empty() {
+        return None;
+    }
+    let (widths, rooms) = settle(&deleted, &kept)?;
+    let mut fields = Vec::with_capacity(kept.len());
+    for ((read, width), room) in kept.iter().zip(&widths).zip(&rooms) {
+        let max = (room - width) as u64;
+        if read.value > max {
+            return None;
+        }
+        fields.push(encode(read.value, *width, max));
+    }
+    let mut edits: Vec<(Range<usize>, &[u8])> = deleted.iter().map(|r| (r.clone(), &[][..])).collect();
+    edits.extend(kept.iter().zip(&fields).map(|(read, field)| (read.span.clone(), field.as_slice())));
+    Some(replace_ranges(&tc.bytes, &edits))
+}
+
+/// The lengths `tc` read from the back, with their values; `None` when one
+/// does not fit the model (a field wider than two bytes, or not as wide as
+/// its room says).
+fn len_reads(tc: &TestCase) -> Option<Vec<LenRead>> {
+    let mut reads = Vec::new();
+    for draw in tc.draws.iter().filter(|d| d.kind == DrawKind::Len) {
+        let (cursor, span) = (draw.cursor, draw.span.clone());
+        let room = span.end.checked_sub(cursor)?;
+        if width(room)? != span.len() || span.end > tc.bytes.len() {
+            return None;
+        }
+        let value = decode(&tc.bytes[span.clone()], (room - span.len()) as u64);
+        reads.push(LenRead { cursor, span, value });
+    }
+    Some(reads)
+}
+
+/// The width and room of each kept length once `deleted` is gone and each
+/// field is as wide as its room says: narrower fields leave the others
+/// less room, so until nothing changes (widths only fall, so it ends).
+fn settle(deleted: &[Range<usize>], kept: &[LenRead]) -> Option<(Vec<usize>, Vec<usize>)> {
+    let mut widths: Vec<usize> = kept.iter().map(|r| r.span.len()).collect();
+    loop {
+        let mut shrinks: Vec<(Range<usize>, usize)> = deleted.iter().map(|r| (r.clone(), r.len())).collect();
+        shrinks.extend(kept.iter().zip(&widths).map(|(r, &w)| (r.span.clone(), r.span.len() - w)));
+        let shift = Shift::new(shrinks);
+        let mut rooms = Vec::with_capacity(kept.len());
+        for read in kept {
+            let end = read.span.end - shift.before(read.span.end)?;
+            rooms.push(end.checked_sub(read.cursor - shift.before(read.cursor)?)?);
+        }
+        let settled: Vec<usize> = rooms.iter().map(|&room| width(room)).collect::<Option<_>>()?;
+        if settled == widths {
+            return Some((widths, rooms));
+        }
+        widths = settled;
+    }
+}
+
+/// How far positions move left when ranges shrink by given amounts.
+struct Shift {
+    /// (range, bytes it loses), by end.
+    shrinks: Vec<(Range<usize>, usize)>,
+    /// Bytes lost by the ranges up to each index (exclusive prefix sums).
+    lost: Vec<usize>,
+}
+
+impl Shift {
+    fn new(mut shrinks: Vec<(Range<usize>, usize)>) -> Shift {
+        shrinks.sort_by_key(|(r, _)| r.end);
+        let lost =
+            std::iter::once(0).chain(shrinks.iter().scan(0, |sum, (_, n)| Some(*sum += n).map(|_| *sum))).collect();
+        Shift { shrinks, lost }
+    }
+
+    /// Bytes lost before position `p` (by ranges ending at or before it);
+    /// `None` when `p` falls inside a range that shrinks.
+    fn before(&self, p: usize) -> Option<usize> {
+        let ended = self.shrinks.partition_point(|(r, _)| r.end <= p);
+        let inside = self.shrinks[ended..].iter().any(|(r, n)| *n > 0 && r.start < p && p < r.end);
+        (!inside).then_some(self.lost[ended])
+    }
+}
+
+/// The field width `arbitrary_byte_size` takes with `room` bytes left (0
+/// when none is left); `None` for four-byte fields, not modelled.
+fn width(room: usize) -> Option<usize> {
+    match room {
+        0 => Some(0),
+        1..=256 => Some(1),
+        257..=65_537 => Some(2),
+        _ => None,
+    }
+}
+
+/// How many of a field's bytes `int_in_range` reads for values up to `max`.
+fn consumed(max: u64, width: usize) -> usize {
+    (0..width).take_while(|&k| max >> (8 * k) > 0).count()
+}
+
+/// What a field reads for values up to `max`.
+fn decode(field: &[u8], max: u64) -> u64 {
+    let raw = field[..consumed(max, field.len())].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
+    raw % (max + 1)
+}
+
+/// A field of `width` bytes that reads `value` (at most `max`): the value in
+/// the bytes read, big-endian, zeros after them.
+fn encode(value: u64, width: usize, max: u64) -> Vec<u8> {
+    let used = consumed(max, width);
+    let mut field: Vec<u8> = (0..used).rev().map(|k| (value >> (8 * k)) as u8).collect();
+    field.resize(width, 0);
+    field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce::Example;
+
+    /// Strings as `arbitrary` reads them one after another: a length field
+    /// at the back of what is left, then that many bytes at the front.
+    /// Returns the strings and the examples recorded.
+    fn strings(input: &[u8], count: usize) -> (Vec<Vec<u8>>, Vec<Example>) {
+        let (mut front, mut back) = (0, input.len());
+        let (mut out, mut examples) = (Vec::new(), Vec::new());
+        for _ in 0..count {
+            let room = back - front;
+            let w = width(room).expect("small inputs");
+            let size = decode(&input[back - w..back], (room - w) as u64) as usize;
+            examples.push(Example::new(front..front, back - w..back, "draw:len", 1));
+            back -= w;
+            examples.push(Example::new(front..front + size, back..back, "draw:bytes", 1));
+            out.push(input[front..front + size].to_vec());
+            front += size;
+        }
+        (out, examples)
+    }
+
+    fn case(input: Vec<u8>, count: usize) -> TestCase {
+        let examples = strings(&input, count).1;
+        TestCase::new(input, examples)
+    }
+
+    #[test]
+    fn fields_read_what_arbitrary_reads() {
+        assert_eq!(decode(&[0x1c], 5), 4, "modulo the room");
+        assert_eq!(decode(&[0x01, 0x02], 300), 258);
+        assert_eq!(decode(&[0x07, 0xff], 255), 7, "a two-byte field with 255 to read uses one byte");
+        assert_eq!(encode(258, 2, 300), [0x01, 0x02]);
+        assert_eq!(encode(7, 2, 255), [0x07, 0x00]);
+        assert_eq!(decode(&encode(4, 1, 9), 9), 4);
+    }
+
+    #[test]
+    fn a_deletion_after_a_string_leaves_it_as_it_was() {
+        // "ab", "cde", "fg": the first length is spelled 12 (modulo 10: 2),
+        // so deleting "cde" alone changes how "ab" reads (modulo 6: 0).
+        let tc = case(b"abcdefg\x02\x0a\x0c".to_vec(), 3);
+        assert_eq!(strings(&tc.bytes, 3).0, [&b"ab"[..], b"cde", b"fg"]);
+        let ranges = [2..5, 8..9];
+        let plain = crate::reduce::testcase::delete_ranges(&tc.bytes, &ranges);
+        assert_eq!(strings(&plain, 2).0[0], b"", "the plain deletion reads otherwise");
+        let respelled = delete_respelled(&tc, &ranges).expect("respelled");
+        assert_eq!(respelled, b"abfg\x02\x02");
+        assert_eq!(strings(&respelled, 2).0, [&b"ab"[..], b"fg"]);
+    }
+
+    #[test]
+    fn fields_narrow_when_the_input_falls_under_257_bytes() {
+        // Two strings in 298 bytes: 3 bytes and 291; two-byte fields.
+        let mut input = b"xyz".to_vec();
+        input.extend((0..291).map(|i| (i % 26) as u8 + b'a'));
+        input.extend([0x01, 0x23, 0x00, 0x03]);
+        let tc = case(input, 2);
+        assert_eq!(strings(&tc.bytes, 2).0[0], b"xyz");
+        // Deleting 100 bytes of the second string (and nothing else) cannot keep
+        // its length; deleting it whole leaves "xyz" in 5 bytes, one-byte field.
+        let whole = delete_respelled(&tc, &[3..294, 294..296]).expect("respelled");
+        assert_eq!(whole, [b'x', b'y', b'z', 3]);
+        assert_eq!(strings(&whole, 1).0, [b"xyz"]);
+        assert_eq!(delete_respelled(&tc, &[3..103]), None, "the second length no longer fits");
+    }
+
+    #[test]
+    fn nothing_to_respell_or_a_cut_field_gives_none() {
+        let tc = TestCase::new(b"abc".to_vec(), Vec::new());
+        assert_eq!(delete_respelled(&tc, &[0..1]), None);
+        let mut input = b"xyz".to_vec();
+        input.extend((0..291).map(|i| (i % 26) as u8 + b'a'));
+        input.extend([0x01, 0x23, 0x00, 0x03]);
+        let tc = case(input, 2);
+        assert_eq!(delete_respelled(&tc, &[295..297]), None, "both fields cut");
+    }
+}

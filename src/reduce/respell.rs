@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use super::draws::DrawKind;
+use super::draws::{Draw, DrawKind};
 use super::testcase::{delete_ranges, replace_ranges, TestCase};
 
 /// One length read from the back.
@@ -40,10 +40,15 @@ pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
 /// left, the deletion cuts through its field, or the input is too large for
 /// this model (four-byte fields).
 pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
-    let mut deleted: Vec<Range<usize>> = ranges.iter().filter(|r| !r.is_empty()).cloned().collect();
-    deleted.sort_by_key(|r| (r.start, r.end));
+    delete_respelled_in(&tc.bytes, &tc.draws, ranges)
+}
+
+/// [`delete_respelled`] on `bytes` read as `draws` say (a copy of a test
+/// case's bytes with other draws rewritten in place, lengths untouched).
+fn delete_respelled_in(bytes: &[u8], draws: &[Draw], ranges: &[Range<usize>]) -> Option<Vec<u8>> {
+    let deleted = merged(ranges);
     let mut kept = Vec::new();
-    for read in len_reads(tc)? {
+    for read in len_reads(bytes, draws)? {
         let overlapping = deleted.iter().find(|d| d.start < read.span.end && read.span.start < d.end);
         match overlapping {
             None => kept.push(read),
@@ -65,21 +70,35 @@ pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8
     }
     let mut edits: Vec<(Range<usize>, &[u8])> = deleted.iter().map(|r| (r.clone(), &[][..])).collect();
     edits.extend(kept.iter().zip(&fields).map(|(read, field)| (read.span.clone(), field.as_slice())));
-    Some(replace_ranges(&tc.bytes, &edits))
+    Some(replace_ranges(bytes, &edits))
 }
 
-/// The lengths `tc` read from the back, with their values; `None` when one
+/// `ranges` without the empty ones, sorted, overlapping and touching ones joined.
+fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
+    let mut sorted: Vec<Range<usize>> = ranges.iter().filter(|r| !r.is_empty()).cloned().collect();
+    sorted.sort_by_key(|r| (r.start, r.end));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(sorted.len());
+    for range in sorted {
+        match out.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => out.push(range),
+        }
+    }
+    out
+}
+
+/// The lengths `draws` read from the back of `bytes`, with their values; `None` when one
 /// does not fit the model (a field wider than two bytes, or not as wide as
 /// its room says).
-fn len_reads(tc: &TestCase) -> Option<Vec<LenRead>> {
+fn len_reads(bytes: &[u8], draws: &[Draw]) -> Option<Vec<LenRead>> {
     let mut reads = Vec::new();
-    for draw in tc.draws.iter().filter(|d| d.kind == DrawKind::Len) {
+    for draw in draws.iter().filter(|d| d.kind == DrawKind::Len) {
         let (cursor, span) = (draw.cursor, draw.span.clone());
         let room = span.end.checked_sub(cursor)?;
-        if width(room)? != span.len() || span.end > tc.bytes.len() {
+        if width(room)? != span.len() || span.end > bytes.len() {
             return None;
         }
-        let value = decode(&tc.bytes[span.clone()], (room - span.len()) as u64);
+        let value = decode(&bytes[span.clone()], (room - span.len()) as u64);
         reads.push(LenRead { cursor, span, value });
     }
     Some(reads)
@@ -230,6 +249,13 @@ mod tests {
         assert_eq!(whole, [b'x', b'y', b'z', 3]);
         assert_eq!(strings(&whole, 1).0, [b"xyz"]);
         assert_eq!(delete_respelled(&tc, &[3..103]), None, "the second length no longer fits");
+    }
+
+    #[test]
+    fn overlapping_cuts_count_once() {
+        assert_eq!(merged(&[5..7, 0..2, 1..3, 7..7, 6..9]), [0..3, 5..9]);
+        let tc = case(b"abcdefg\x02\x0a\x0c".to_vec(), 3);
+        assert_eq!(delete_respelled(&tc, &[2..4, 3..5, 8..9]), delete_respelled(&tc, &[2..5, 8..9]));
     }
 
     #[test]

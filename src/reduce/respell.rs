@@ -119,6 +119,10 @@ fn settle(deleted: &[Range<usize>], kept: &[LenRead]) -> Option<(Vec<usize>, Vec
             rooms.push(end.checked_sub(read.cursor - shift.before(read.cursor)?)?);
         }
         let settled: Vec<usize> = rooms.iter().map(|&room| width(room)).collect::<Option<_>>()?;
+        // Less room never widens a field; if the model says otherwise, cut plainly.
+        if settled.iter().zip(kept).any(|(&w, r)| w > r.span.len()) {
+            return None;
+        }
         if settled == widths {
             return Some((widths, rooms));
         }

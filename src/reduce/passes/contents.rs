@@ -5,10 +5,12 @@
 //! of the contents can only go if the length goes down in the same move, and
 //! the two are far apart, so no deletion of a span does it; this pass does.
 
+use std::ops::Range;
+
 use super::super::choice::Chooser;
 use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::testcase::replace_ranges;
+use super::super::testcase::{replace_ranges, TestCase};
 use super::grow;
 
 /// Chooses contents read right after their length (a `len` draw then a
@@ -44,16 +46,9 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// length then says what it means.
 pub(crate) fn exact_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let pairs: Vec<usize> = contents(&tc.draws)
-        .filter(|&i| {
-            let size = tc.draws[i].span.len() as u128;
-            let len = &tc.draws[i - 1];
-            len.value(&tc.bytes).is_some_and(|v| v > size) && len.encode(size).len() == len.span.len()
-        })
-        .collect();
-    let i = pairs[chooser.choose(pairs.len(), |_| true)?];
-    let (len, size) = (&tc.draws[i - 1], tc.draws[i].span.len());
-    sh.consider(replace_ranges(&tc.bytes, &[(len.span.clone(), &len.encode(size as u128))]))?;
+    let spelled: Vec<(Range<usize>, Vec<u8>)> = contents(&tc.draws).filter_map(|i| exact(&tc, i)).collect();
+    let (span, bytes) = &spelled[chooser.choose(spelled.len(), |_| true)?];
+    sh.consider(replace_ranges(&tc.bytes, &[(span.clone(), bytes)]))?;
     Ok(())
 }
 
@@ -69,18 +64,20 @@ pub(crate) fn spell_lengths(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
     // 25,394 bytes with it, 22,472 without; commands and config within 1%.
     let lowering = sh.options().lowering;
     let tc = sh.shared();
-    let spelled: Vec<(std::ops::Range<usize>, Vec<u8>)> = contents(&tc.draws)
-        .filter_map(|i| {
-            let size = tc.draws[i].span.len() as u128;
-            let len = &tc.draws[i - 1];
-            let exact = len.value(&tc.bytes).is_some_and(|v| v > size) && len.encode(size).len() == len.span.len();
-            exact.then(|| (len.span.clone(), len.encode(size)))
-        })
-        .collect();
+    let spelled: Vec<(Range<usize>, Vec<u8>)> = contents(&tc.draws).filter_map(|i| exact(&tc, i)).collect();
     chooser.choose(usize::from(lowering && !spelled.is_empty()), |_| true)?;
     let edits: Vec<_> = spelled.iter().map(|(span, bytes)| (span.clone(), bytes.as_slice())).collect();
     sh.consider(replace_ranges(&tc.bytes, &edits))?;
     Ok(())
+}
+
+/// The length of contents `i` (draw `i - 1`) spelled as their size, when
+/// it reads larger than that (`arbitrary` takes it modulo what is left) and
+/// the size fits its field.
+fn exact(tc: &TestCase, i: usize) -> Option<(Range<usize>, Vec<u8>)> {
+    let (len, size) = (&tc.draws[i - 1], tc.draws[i].span.len() as u128);
+    let spelled = len.encode(size);
+    (len.value(&tc.bytes)? > size && spelled.len() == len.span.len()).then(|| (len.span.clone(), spelled))
 }
 
 /// The contents draws read right after their length (`draws[i - 1]` is

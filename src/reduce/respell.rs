@@ -40,15 +40,9 @@ pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
 /// left, the deletion cuts through its field, or the input is too large for
 /// this model (four-byte fields).
 pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
-    delete_respelled_in(&tc.bytes, &tc.draws, ranges)
-}
-
-/// [`delete_respelled`] on `bytes` read as `draws` say (a copy of a test
-/// case's bytes with other draws rewritten in place, lengths untouched).
-fn delete_respelled_in(bytes: &[u8], draws: &[Draw], ranges: &[Range<usize>]) -> Option<Vec<u8>> {
     let deleted = merged(ranges);
     let mut kept = Vec::new();
-    for read in len_reads(bytes, draws)? {
+    for read in len_reads(&tc.bytes, &tc.draws)? {
         let overlapping = deleted.iter().find(|d| d.start < read.span.end && read.span.start < d.end);
         match overlapping {
             None => kept.push(read),
@@ -70,7 +64,7 @@ fn delete_respelled_in(bytes: &[u8], draws: &[Draw], ranges: &[Range<usize>]) ->
     }
     let mut edits: Vec<(Range<usize>, &[u8])> = deleted.iter().map(|r| (r.clone(), &[][..])).collect();
     edits.extend(kept.iter().zip(&fields).map(|(read, field)| (read.span.clone(), field.as_slice())));
-    Some(replace_ranges(bytes, &edits))
+    Some(replace_ranges(&tc.bytes, &edits))
 }
 
 /// `ranges` without the empty ones, sorted, overlapping and touching ones joined.

@@ -150,7 +150,7 @@ pub fn shrink_kept(
                     }
                 }
             }
-            Event::Measured { .. } => continue,
+            Event::Measured { .. } | Event::Joined { .. } => continue,
             Event::Shrunk { index, result } => {
                 phase.status.idle(items[index].origin);
                 results[slot_of(index)] = finished(index, &items[index], result, store, phase)?;

@@ -6,13 +6,16 @@
 //! [`rounds`]: [`cover`] keeps a smallest set covering them all, each kept
 //! input assigned the features it is kept for -> each kept input shrunk while
 //! it still covers those, saved by [`store`] as it finishes -> again over the
-//! results while a round pays -> a last cover over the results, the ones no
-//! longer needed removed -> [`report`], with [`display`] showing progress.
+//! results while a round pays -> [`join`]: large typed results tried in
+//! pairs, one input for both when it is smaller -> a last cover over the
+//! results, the ones no longer needed removed -> [`report`], with
+//! [`display`] showing progress.
 
 pub mod cover;
 pub mod display;
 pub mod drive;
 pub mod inputs;
+pub mod join;
 pub mod report;
 pub mod rounds;
 pub mod shrink;
@@ -81,7 +84,10 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
             }));
             phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), corpus.workers));
             let items = normal_items(&inputs, &measured);
-            let rounds = shrink_rounds(items, &required, inputs.len(), &mut store, &mut phase)?;
+            let mut rounds = shrink_rounds(items, &required, inputs.len(), &mut store, &mut phase)?;
+            if work.reduce.structure && !interrupt.is_raised() {
+                join::join_results(&mut rounds, &required, &mut store, &mut phase)?;
+            }
             Ok::<_, Failure>((measured, required, rounds))
         })?;
     status.clear();

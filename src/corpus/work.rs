@@ -1,7 +1,8 @@
-//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one) and events, on the shared worker threads, each worker with its own coverage fork server.
+//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one, join two results) and events, on the shared worker threads, each worker with its own coverage fork server.
 
 use crossbeam_channel::Sender;
 
+use crate::corpus::join::{join_and_shrink, Joined};
 use crate::corpus::shrink::{measure, shrink_and_split, Measured, Shrunk};
 use crate::exec::{ForkServerExecutor, RunningGroup};
 use crate::interrupt::Interrupt;
@@ -35,6 +36,19 @@ pub enum Job {
         bytes: Vec<u8>,
         /// The features it must keep.
         required: Vec<u32>,
+    },
+    /// Join two results into one and shrink it (`crate::corpus::join`).
+    Join {
+        /// The first one's origin (for progress).
+        index: usize,
+        /// The result whose collection takes the other's elements.
+        a: Vec<u8>,
+        /// The other.
+        b: Vec<u8>,
+        /// The features both are kept for.
+        required: Vec<u32>,
+        /// An earlier run's joined result for the pair.
+        saved: Option<Vec<u8>>,
     },
 }
 
@@ -73,6 +87,13 @@ pub enum Event {
         /// Its result, or why it failed (the input is then kept as it is).
         result: Result<Shrunk, String>,
     },
+    /// A join ended.
+    Joined {
+        /// The first one's origin.
+        index: usize,
+        /// The joined input shrunk, if any, and the runs it took.
+        result: Result<Joined, String>,
+    },
 }
 
 /// Corpus jobs on coverage harnesses.
@@ -110,6 +131,18 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let result = shrink_and_split(executor, &bytes, &required, &self.reduce, &mut progress);
                 Event::Shrunk { index, result }
             }
+            Job::Join { index, .. } if self.interrupt.is_raised() => {
+                Event::Joined { index, result: Ok(Joined::default()) }
+            }
+            Job::Join { index, a, b, required, saved } => {
+                let worker = slot.index;
+                let mut progress = |size, tests| {
+                    let _ = events.send(Event::Progress { worker, index, size, tests });
+                };
+                let pair = (&a[..], &b[..]);
+                let result = join_and_shrink(executor, pair, &required, saved.as_deref(), &self.reduce, &mut progress);
+                Event::Joined { index, result }
+            }
         }
     }
 
@@ -120,6 +153,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 Event::Checked { index, results: parts.iter().map(|_| Measured::Failed(error.clone())).collect() }
             }
             Job::Shrink { index, .. } => Event::Shrunk { index, result: Err(error) },
+            Job::Join { index, .. } => Event::Joined { index, result: Err(error) },
         }
     }
 }

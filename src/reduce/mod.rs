@@ -8,6 +8,7 @@
 
 mod choice;
 pub mod draws;
+pub mod join;
 mod oracle;
 pub mod passes;
 #[cfg(test)]
@@ -17,6 +18,7 @@ mod scheduler;
 mod shrinker;
 mod speculate;
 mod stats;
+mod tape;
 mod testcase;
 
 use std::sync::atomic::AtomicBool;

@@ -155,7 +155,7 @@ impl Shift {
 
 /// The field width `arbitrary_byte_size` takes with `room` bytes left (0
 /// when none is left); `None` for four-byte fields, not modelled.
-fn width(room: usize) -> Option<usize> {
+pub(super) fn width(room: usize) -> Option<usize> {
     match room {
         0 => Some(0),
         1..=256 => Some(1),
@@ -170,14 +170,14 @@ fn consumed(max: u64, width: usize) -> usize {
 }
 
 /// What a field reads for values up to `max`.
-fn decode(field: &[u8], max: u64) -> u64 {
+pub(super) fn decode(field: &[u8], max: u64) -> u64 {
     let raw = field[..consumed(max, field.len())].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
     raw % (max + 1)
 }
 
 /// A field of `width` bytes that reads `value` (at most `max`): the value in
 /// the bytes read, big-endian, zeros after them.
-fn encode(value: u64, width: usize, max: u64) -> Vec<u8> {
+pub(super) fn encode(value: u64, width: usize, max: u64) -> Vec<u8> {
     let used = consumed(max, width);
     let mut field: Vec<u8> = (0..used).rev().map(|k| (value >> (8 * k)) as u8).collect();
     field.resize(width, 0);

@@ -22,10 +22,11 @@
 //! is tried with the next ones. Each joined result is saved under the pair's
 //! key, so a rerun takes it back after one run.
 
-use crate::corpus::cover::{is_subset, union};
+use crate::batch::drive::counted;
+use crate::corpus::cover::union;
 use crate::corpus::drive::{Item, KeptResult, Phase};
 use crate::corpus::rounds::{cover, Rounds};
-use crate::corpus::shrink::{measure, shrink, Measured, Shrunk};
+use crate::corpus::shrink::{covers, measure, shrink, Measured, Shrunk};
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
 use crate::exec::{Executor, ForkServerExecutor};
@@ -145,19 +146,11 @@ fn take(done: &mut Rounds, kept: &mut Entry, other: Entry, (joined, joined_tests
             bytes: joined.bytes.clone(),
             features: joined.features.clone(),
             tests,
-            detail: Some(format!("its result was joined with {} other result{}", count - 1, plural(count - 1))),
+            detail: Some(format!("its result was joined with {}", counted(count - 1, "other result"))),
             ..KeptResult::default()
         });
     }
     kept.item = joined;
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// What a join on a worker ended with.
@@ -205,14 +198,6 @@ pub fn join_and_shrink(
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)
-}
-
-/// The features of `bytes`, when it runs normally and covers `required`.
-fn covers(executor: &mut ForkServerExecutor, bytes: &[u8], required: &[u32]) -> Option<Vec<u32>> {
-    match measure(executor, bytes) {
-        Measured::Covered(features) => is_subset(required, &features).then_some(features),
-        _ => None,
-    }
 }
 
 /// `bytes` run, written again with zeros after its reads, and that run's

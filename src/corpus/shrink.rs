@@ -196,12 +196,20 @@ pub fn shrink(
     let reduction = reduce_from(initial, oracle, options, &mut Reporter(progress));
     let tests = reduction.stats.tests + 2;
     let stop = reduction.stats.stop.clone();
-    match measure(executor, &reduction.best.bytes) {
-        Measured::Covered(features) if is_subset(required, &features) => {
+    match covers(executor, &reduction.best.bytes, required) {
+        Some(features) => {
             Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
         }
         // The result does not cover them again (coverage that varies run to run): keep the input.
-        _ => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
+        None => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
+    }
+}
+
+/// The features of `bytes`, when it runs normally and covers `required`.
+pub fn covers(executor: &mut ForkServerExecutor, bytes: &[u8], required: &[u32]) -> Option<Vec<u32>> {
+    match measure(executor, bytes) {
+        Measured::Covered(features) => is_subset(required, &features).then_some(features),
+        _ => None,
     }
 }
 

@@ -16,6 +16,7 @@
 
 use std::ops::Range;
 
+use super::draws::DrawKind;
 use super::tape::{reads, write, Read};
 use super::testcase::TestCase;
 
@@ -119,7 +120,7 @@ fn own_draws(tc: &TestCase, i: usize) -> Option<Range<usize>> {
     let first = tc.draws.iter().position(|d| inside(&d.span))?;
     let count = tc.draws[first..].iter().take_while(|d| inside(&d.span) || d.span.is_empty()).count();
     let own = first..first + count;
-    let empty_read = tc.draws[own.clone()].iter().any(|d| d.span.is_empty() && d.kind != super::draws::DrawKind::Bytes);
+    let empty_read = tc.draws[own.clone()].iter().any(|d| d.span.is_empty() && d.kind != DrawKind::Bytes);
     let later = tc.draws[own.end..].iter().any(|d| inside(&d.span));
     (!empty_read && !later).then_some(own)
 }

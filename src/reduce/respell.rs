@@ -85,17 +85,17 @@ fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
 /// does not fit the model (a field wider than two bytes, or not as wide as
 /// its room says).
 fn len_reads(bytes: &[u8], draws: &[Draw]) -> Option<Vec<LenRead>> {
-    let mut reads = Vec::new();
-    for draw in draws.iter().filter(|d| d.kind == DrawKind::Len) {
-        let (cursor, span) = (draw.cursor, draw.span.clone());
-        let room = span.end.checked_sub(cursor)?;
-        if width(room)? != span.len() || span.end > bytes.len() {
-            return None;
-        }
-        let value = decode(&bytes[span.clone()], (room - span.len()) as u64);
-        reads.push(LenRead { cursor, span, value });
-    }
-    Some(reads)
+    let lens = draws.iter().filter(|d| d.kind == DrawKind::Len);
+    lens.map(|draw| Some(LenRead { cursor: draw.cursor, span: draw.span.clone(), value: len_value(bytes, draw)? }))
+        .collect()
+}
+
+/// What a length draw read in `bytes`; `None` when its field does not fit
+/// the model (wider than two bytes, or not as wide as its room says).
+pub(super) fn len_value(bytes: &[u8], draw: &Draw) -> Option<u64> {
+    let room = draw.span.end.checked_sub(draw.cursor)?;
+    let field = bytes.get(draw.span.clone())?;
+    (width(room)? == field.len()).then(|| decode(field, (room - field.len()) as u64))
 }
 
 /// The width and room of each kept length once `deleted` is gone and each

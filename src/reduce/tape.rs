@@ -11,7 +11,7 @@
 //! collection elements into another's.
 
 use super::draws::{Draw, DrawKind};
-use super::respell::{decode, encode, width};
+use super::respell::{encode, len_value, width};
 use super::testcase::TestCase;
 
 /// One read.
@@ -35,10 +35,7 @@ pub fn reads(tc: &TestCase) -> Option<Vec<Read>> {
 fn read(bytes: &[u8], draw: &Draw) -> Option<Read> {
     let field = bytes.get(draw.span.clone())?;
     match draw.kind {
-        DrawKind::Len => {
-            let room = draw.span.end.checked_sub(draw.cursor)?;
-            (width(room)? == field.len()).then(|| Read::Len(decode(field, room.saturating_sub(field.len()) as u64)))
-        }
+        DrawKind::Len => len_value(bytes, draw).map(Read::Len),
         DrawKind::Int { width } => {
             let mut field = field.to_vec();
             field.resize(field.len().max(usize::from(width)), 0);
@@ -53,9 +50,7 @@ fn read(bytes: &[u8], draw: &Draw) -> Option<Read> {
 /// gives, holding its value. `None` when a length does not fit its room or
 /// needs a four-byte field.
 pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
-    let widths = settle(reads)?;
-    let front: usize = reads.iter().map(front_len).sum();
-    let total = front + widths.iter().sum::<usize>();
+    let (widths, total) = settle(reads)?;
     let mut out = vec![0u8; total];
     let (mut cursor, mut end, mut lens) = (0, total, widths.iter());
     for read in reads {
@@ -86,8 +81,9 @@ fn front_len(read: &Read) -> usize {
 }
 
 /// Each length's width once every field is as wide as its room says (the
-/// room counts the fields after it, so until nothing changes).
-fn settle(reads: &[Read]) -> Option<Vec<usize>> {
+/// room counts the fields after it, so until nothing changes), and the
+/// input's size then.
+fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
     let front: usize = reads.iter().map(front_len).sum();
     let count = reads.iter().filter(|r| matches!(r, Read::Len(_))).count();
     let mut widths = vec![1; count];
@@ -105,7 +101,7 @@ fn settle(reads: &[Read]) -> Option<Vec<usize>> {
             }
         }
         if settled == widths {
-            return Some(widths);
+            return Some((widths, total));
         }
         widths = settled;
     }

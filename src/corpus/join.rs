@@ -1,4 +1,4 @@
-//! Joining results: two large typed results put into one input (one's collection elements after the other's), shrunk for the features both were kept for, taken when it is smaller than the two.
+//! Joining results: two large typed results put into one input (one's collection elements after the other's), shrunk for the features no other kept result has, taken when it is smaller than the two.
 //!
 //! Why: the largest results are kept for counts of many hits (an edge run
 //! 128 times or more), each by its own kind of element repeated, and every
@@ -11,11 +11,14 @@
 //! past it) and a count of few hits moves to another bucket with any element
 //! added, so a joined input is run first, with all of the second input's
 //! elements, then the first half of them, and so on, and shrunk only when
-//! one has every feature of both. On scene's corpus, 1 of 154 pairs joined
-//! (1,898 + 3,614 bytes -> 5,221); each failed pair costs a handful of runs.
-//! Holding joins to the features of many hits only and shrinking each input
-//! again for its few-hit ones was tried: 5 joins, but the inputs for the
-//! few hits took back nearly all they saved, in 4.5 times the time.
+//! one keeps what the two must: every feature that no other kept result
+//! has. (Holding it to every feature the cover assigned to either joined 1
+//! of scene's 154 pairs; most of what the others lost were counts of few
+//! hits that other results have too: 4 joins, and 35 files for commands'
+//! 40.) Each failed pair costs a handful of runs. Holding joins to the
+//! features of many hits only and shrinking each input again for its few-hit
+//! ones was tried: 5 joins, but the inputs for the few hits took back nearly
+//! all they saved, in 4.5 times the time.
 //!
 //! Pairs are tried largest first among the kept results of at least
 //! [`JOIN_MIN_BYTES`], one at a time; a joined result takes both places and
@@ -23,7 +26,6 @@
 //! key, so a rerun takes it back after one run.
 
 use crate::batch::drive::counted;
-use crate::corpus::cover::union;
 use crate::corpus::drive::{Item, KeptResult, Phase};
 use crate::corpus::rounds::{cover, Rounds};
 use crate::corpus::shrink::{covers, measure, shrink, Measured, Shrunk};
@@ -34,15 +36,19 @@ use crate::reduce::join::{joins, padded, PAD};
 use crate::reduce::{ReduceOptions, StopReason, TestCase};
 
 /// Only results at least this large are joined: a small one holds few alike
-/// elements to share, and a join costs a shrink.
-pub const JOIN_MIN_BYTES: usize = 256;
+/// elements to share, and a join costs a shrink (at 256: commands 343 bytes
+/// more, scene the same).
+pub const JOIN_MIN_BYTES: usize = 128;
+
+/// Tests a joined input is shrunk for at most: its two parts were shrunk
+/// already, so most of what a full shrink would spend is the final proof that
+/// no byte of a large input can go (186,804 tests for one of scene's).
+pub const JOIN_MAX_TESTS: u64 = 20_000;
 
 /// A kept result and what it stands for.
 #[derive(Clone, Debug)]
 struct Entry {
     item: Item,
-    /// The features it is kept for.
-    assigned: Vec<u32>,
     /// The origins whose latest result it is.
     origins: Vec<usize>,
 }
@@ -56,7 +62,7 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         .iter()
         .map(|p| {
             let item = done.results[p.index].clone();
-            Entry { origins: vec![item.origin], assigned: p.assigned.clone(), item }
+            Entry { origins: vec![item.origin], item }
         })
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.item.bytes.len()));
@@ -70,7 +76,7 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         let (mut j, mut spent) = (i + 1, 0);
         while j < entries.len() && !phase.interrupt.is_raised() && !untyped {
             let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES;
-            let pair = (&entries[i], &entries[j]);
+            let pair = (&entries[i], &entries[j], pair_required(&entries, (i, j), required));
             match (large(pair.0) && large(pair.1)).then(|| attempt(pair, (&mut spent, &mut untyped), store, phase)) {
                 Some(Ok(Some(joined))) => {
                     let other = entries.remove(j);
@@ -92,17 +98,32 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
     Ok(())
 }
 
+/// What the input joining `entries[i]` and `entries[j]` must keep: the
+/// features of `required` no other entry has. A feature the cover assigned to
+/// one of the two but another entry has too may go (most joins lose some
+/// counts of few hits, and common ones are held elsewhere).
+fn pair_required(entries: &[Entry], (i, j): (usize, usize), required: &[u32]) -> Vec<u32> {
+    let others: Vec<&[u32]> =
+        entries.iter().enumerate().filter(|&(k, _)| k != i && k != j).map(|(_, e)| &e.item.features[..]).collect();
+    required.iter().copied().filter(|f| others.iter().all(|o| o.binary_search(f).is_err())).collect()
+}
+
 /// One pair on a worker: the joined result saved, when it is smaller than the two.
 fn attempt(
-    (a, b): (&Entry, &Entry),
+    (a, b, required): (&Entry, &Entry, Vec<u32>),
     (spent, untyped): (&mut u64, &mut bool),
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Option<(Item, u64)>> {
     let key = format!("{}+{}", a.item.sha1, b.item.sha1);
     let saved = store.finished(&key).filter(|s| s.complete).map(|s| s.bytes);
-    let required = union([&a.assigned[..], &b.assigned[..]]);
-    let job = Job::Join { index: a.item.origin, a: a.item.bytes.clone(), b: b.item.bytes.clone(), required, saved };
+    let job = Job::Join {
+        index: a.item.origin,
+        a: a.item.bytes.clone(),
+        b: b.item.bytes.clone(),
+        required,
+        saved: saved.clone(),
+    };
     phase.jobs.send(job).expect("the workers are running");
     let result = loop {
         match phase.events.recv() {
@@ -122,7 +143,15 @@ fn attempt(
         *spent += joined.tests;
         return Ok(None);
     };
-    if shrunk.bytes.len() >= a.item.bytes.len() + b.item.bytes.len() || shrunk.stop == Some(StopReason::Cancelled) {
+    if shrunk.stop == Some(StopReason::Cancelled) {
+        *spent += tests;
+        return Ok(None);
+    }
+    if shrunk.bytes.len() >= a.item.bytes.len() + b.item.bytes.len() {
+        // Saved aside, so that a rerun finds it not smaller in one run.
+        if saved.as_ref() != Some(&shrunk.bytes) {
+            store.save_aside(&key, &shrunk.bytes, true)?;
+        }
         *spent += tests;
         return Ok(None);
     }
@@ -133,7 +162,6 @@ fn attempt(
 /// `joined` stands for `kept` and `other` from now on.
 fn take(done: &mut Rounds, kept: &mut Entry, other: Entry, (joined, joined_tests): (Item, u64)) {
     kept.origins.extend(other.origins);
-    kept.assigned = union([&kept.assigned[..], &other.assigned[..]]);
     let count = kept.origins.len();
     for &origin in &kept.origins {
         let latest = &mut done.latest[origin];
@@ -194,7 +222,8 @@ pub fn join_and_shrink(
         covers(executor, joined, required).is_some()
     });
     let Some(joined) = covering else { return Ok(done) };
-    let shrunk = shrink(executor, &joined, required, options, progress)?;
+    let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
+    let shrunk = shrink(executor, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)
@@ -210,4 +239,23 @@ fn recorded_padded(executor: &mut ForkServerExecutor, bytes: &[u8], tests: &mut 
     };
     let first = recorded(executor, bytes)?;
     recorded(executor, &padded(&first, PAD)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(origin: usize, features: &[u32]) -> Entry {
+        let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec() };
+        Entry { item, origins: vec![origin] }
+    }
+
+    #[test]
+    fn a_joined_pair_must_keep_only_what_no_other_result_has() {
+        let entries = [entry(0, &[1, 2, 3, 7]), entry(1, &[3, 4, 5]), entry(2, &[2, 5, 6]), entry(3, &[7])];
+        let required = [1, 2, 3, 4, 5, 6, 7];
+        assert_eq!(pair_required(&entries, (0, 1), &required), [1, 3, 4]);
+        assert_eq!(pair_required(&entries, (1, 2), &required), [4, 5, 6]);
+        assert_eq!(pair_required(&entries, (0, 3), &required), [1, 7]);
+    }
 }

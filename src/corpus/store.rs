@@ -111,6 +111,14 @@ impl Store {
     /// point leaves no file there that the journal does not name, and a
     /// journal line whose file is missing is read from the copy.
     pub fn save(&mut self, original: &str, bytes: &[u8], complete: bool) -> anyhow::Result<String> {
+        let name = self.save_aside(original, bytes, complete)?;
+        write_atomically(&self.dir.join(&name), bytes)?;
+        Ok(name)
+    }
+
+    /// Writes `bytes` as the result for `original` among the copies only (a
+    /// result not kept, which a rerun need not work out again); returns its name.
+    pub fn save_aside(&mut self, original: &str, bytes: &[u8], complete: bool) -> anyhow::Result<String> {
         let name = sha1_hex(bytes);
         fs::create_dir_all(&self.copies).with_context(|| format!("cannot create {}", self.copies.display()))?;
         write_atomically(&self.copies.join(&name), bytes)?;
@@ -121,7 +129,6 @@ impl Store {
         fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
         let mut journal = fs::OpenOptions::new().create(true).append(true).open(&self.journal)?;
         journal.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.journal.display()))?;
-        write_atomically(&self.dir.join(&name), bytes)?;
         self.done.insert(original.to_owned(), (name.clone(), complete));
         self.ours.insert(name.clone());
         Ok(name)

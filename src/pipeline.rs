@@ -152,6 +152,9 @@ pub fn reduce_crash<E: Executor + ?Sized>(
     let (mut again, _) = reduce_once(executor, initial, target, options, observer, slips, false);
     again.stats.tests += first.stats.tests + 1;
     again.stats.tests_to_result += first.stats.tests + 1;
+    for (tests, _) in &mut again.stats.sizes {
+        *tests += first.stats.tests + 1;
+    }
     again.stats.elapsed += first.stats.elapsed;
     again.stats.redone_at_timeout = true;
     again

@@ -28,6 +28,8 @@ pub struct Summary {
     pub improvements: u64,
     /// Tests up to the last improvement; the rest confirmed the result.
     pub tests_to_result: u64,
+    /// Each smaller result on the way, with the tests run when it was found.
+    pub sizes: Vec<SizeStep>,
     /// A hang's reduction under short test limits gave a result that did not
     /// hang under `--timeout`, so it ran again under that.
     pub redone_at_timeout: bool,
@@ -91,6 +93,15 @@ pub struct ParallelSummary {
     pub run_ahead: u64,
     /// Of those, the ones the reduction took.
     pub used: u64,
+}
+
+/// A smaller result found on the way.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SizeStep {
+    /// Tests run when it was found (the initial test included).
+    pub tests: u64,
+    /// Its size in bytes.
+    pub size: usize,
 }
 
 /// One pass's counters.

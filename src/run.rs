@@ -15,7 +15,7 @@ use crate::output;
 use crate::pipeline::{self, Runs, Slips, INITIAL_RUNS};
 use crate::progress::{Display, Watcher};
 use crate::reduce::{Order, ReduceOptions, Reduction, StopReason};
-use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, Summary};
+use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, SizeStep, Summary};
 use crate::setup::{HarnessSetup, LibFuzzerRequest, Limits};
 use crate::signature::{Kind, Signature};
 use crate::verify::{self, LibFuzzerCheck};
@@ -270,6 +270,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         tests: stats.tests,
         improvements: stats.successes,
         tests_to_result: stats.tests_to_result,
+        sizes: stats.sizes.iter().map(|&(tests, size)| SizeStep { tests, size }).collect(),
         redone_at_timeout: stats.redone_at_timeout,
         cache_hits: stats.cache_hits,
         known_values: stats.known_values,

@@ -235,6 +235,25 @@ fn assert_crashes_as_expected(sample: &Sample, file: &Path) {
     }
 }
 
+/// The summary's `sizes`: each smaller than the one before, found later,
+/// the last the result's, the tests within the reduction's.
+fn assert_sizes_come_down(summary: &Value) {
+    let steps: Vec<(u64, u64)> = summary["sizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["tests"].as_u64().unwrap(), s["size"].as_u64().unwrap()))
+        .collect();
+    let initial = summary["initial_size"].as_u64().unwrap();
+    let mut before = (1, initial);
+    for &step in &steps {
+        assert!(step.0 > before.0 && step.1 < before.1, "{steps:?}");
+        before = step;
+    }
+    assert_eq!(before.1, summary["final_size"].as_u64().unwrap(), "{steps:?}");
+    assert!(before.0 <= summary["tests_to_result"].as_u64().unwrap(), "{steps:?}");
+}
+
 /// Minimizes a sample and checks everything `expected.toml` promises.
 fn check_sample(target: &str, extra: &[&str]) -> Value {
     let sample = Sample::copy(target);
@@ -248,6 +267,7 @@ fn check_sample(target: &str, extra: &[&str]) -> Value {
     }
     assert_eq!(summary["verified"], true, "{summary:#}");
     assert_eq!(summary["final_size"], size, "the summary's size is the file's");
+    assert_sizes_come_down(&summary);
     assert_crashes_as_expected(&sample, &output);
     sample.assert_crash_unchanged();
     assert!(

@@ -200,6 +200,9 @@ impl<'a> Shrinker<'a> {
                 pass.bytes_removed += removed as u64;
                 self.stats.successes += 1;
                 self.stats.tests_to_result = self.stats.tests;
+                if candidate.len() < self.best.len() {
+                    self.stats.sizes.push((self.stats.tests, candidate.len()));
+                }
                 self.best = Arc::new(configured(TestCase::new(candidate, examples), self.options));
                 self.generation += 1;
                 self.ahead.clear();

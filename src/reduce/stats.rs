@@ -61,6 +61,9 @@ pub struct Stats {
     /// Tests run up to and including the last improvement: the rest were
     /// spent confirming that nothing the passes try improves the result.
     pub tests_to_result: u64,
+    /// Each smaller result on the way, as (tests run when it was found, its
+    /// size), in order: how fast the size came down.
+    pub sizes: Vec<(u64, usize)>,
     /// A hang reduced under short test limits ended with a result that did
     /// not hang under the configured timeout, so it was reduced again under
     /// that (`pipeline::reduce_crash`); the counts are both reductions'.

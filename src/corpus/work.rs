@@ -45,7 +45,7 @@ pub enum Job {
         a: Vec<u8>,
         /// The other.
         b: Vec<u8>,
-        /// The features both are kept for.
+        /// The features the joined input must keep (those no other kept result has).
         required: Vec<u32>,
         /// An earlier run's joined result for the pair.
         saved: Option<Vec<u8>>,

@@ -66,18 +66,22 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         })
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.item.bytes.len()));
-    let large = entries.iter().filter(|e| e.item.bytes.len() >= JOIN_MIN_BYTES).count();
-    if large < 2 {
+    let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES;
+    let count = entries.iter().filter(|e| large(e)).count();
+    if count < 2 {
         return Ok(());
     }
-    phase.status.line(&format!("joining the {large} results of {JOIN_MIN_BYTES} bytes or more in pairs"));
+    phase.status.line(&format!("joining the {count} results of {JOIN_MIN_BYTES} bytes or more in pairs"));
     let (mut i, mut taken, mut untyped) = (0, 0, false);
     while i < entries.len() && !phase.interrupt.is_raised() && !untyped {
         let (mut j, mut spent) = (i + 1, 0);
         while j < entries.len() && !phase.interrupt.is_raised() && !untyped {
-            let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES;
-            let pair = (&entries[i], &entries[j], pair_required(&entries, (i, j), required));
-            match (large(pair.0) && large(pair.1)).then(|| attempt(pair, (&mut spent, &mut untyped), store, phase)) {
+            // What the pair must keep is worked out only for a pair that is tried.
+            let tried = (large(&entries[i]) && large(&entries[j])).then(|| {
+                let pair = (&entries[i], &entries[j], pair_required(&entries, (i, j), required));
+                attempt(pair, (&mut spent, &mut untyped), store, phase)
+            });
+            match tried {
                 Some(Ok(Some(joined))) => {
                     let other = entries.remove(j);
                     take(done, &mut entries[i], other, joined);

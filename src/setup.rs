@@ -70,7 +70,8 @@ impl HarnessSetup {
             ..BuildOptions::default()
         };
         if !quiet {
-            eprintln!("building {target} harness...");
+            let variant = if options.coverage { " coverage" } else { "" };
+            eprintln!("building {target}{variant} harness...");
         }
         let harness = build_harness(&project, target, &build).map_err(|error| {
             // Ctrl-C reaches cargo too (same process group): report the interrupt, not cargo's failure.

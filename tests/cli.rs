@@ -20,6 +20,8 @@ use tempfile::TempDir;
 
 #[path = "cli/batch.rs"]
 mod batch;
+#[path = "support/cargo_fuzz.rs"]
+mod cargo_fuzz;
 #[path = "cli/corpus.rs"]
 mod corpus;
 
@@ -417,8 +419,7 @@ fn replay_with_harness(sample: &Sample, harness: &Path, file: &Path) -> (ExitSta
 
 /// Whether `cargo fuzz` works here.
 fn cargo_fuzz_installed() -> bool {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    Command::new(&cargo).args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
+    cargo_fuzz::installed()
 }
 
 /// Every file under `dir` but cargo's and the fuzzer's output directories, with its hash.

@@ -6,7 +6,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::corpus::cover::{is_subset, union, Pick};
 use crate::corpus::display::Status;
 use crate::corpus::inputs::CorpusInput;
-use crate::corpus::shrink::Measured;
+use crate::corpus::runner::Measured;
 use crate::corpus::store::{Saved, Store};
 use crate::corpus::work::{Event, Job};
 use crate::interrupt::Interrupt;

@@ -28,10 +28,10 @@
 use crate::batch::drive::counted;
 use crate::corpus::drive::{Item, KeptResult, Phase};
 use crate::corpus::rounds::{cover, Rounds};
-use crate::corpus::shrink::{covers, measure, shrink, Measured, Shrunk};
+use crate::corpus::runner::{Measured, Runner};
+use crate::corpus::shrink::{covers, shrink, Shrunk};
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
-use crate::exec::{Executor, ForkServerExecutor};
 use crate::reduce::join::{joins, padded, PAD};
 use crate::reduce::{ReduceOptions, StopReason, TestCase};
 
@@ -200,7 +200,7 @@ pub struct Joined {
 /// On a worker: `a` and `b` joined (`saved`, an earlier run's join, when it
 /// still covers `required`), shrunk while it covers `required`.
 pub fn join_and_shrink(
-    executor: &mut ForkServerExecutor,
+    runner: &mut Runner,
     pair: (&[u8], &[u8]),
     required: &[u32],
     saved: Option<&[u8]>,
@@ -210,24 +210,25 @@ pub fn join_and_shrink(
     let mut done = Joined::default();
     if let Some(bytes) = saved {
         done.tests += 1;
-        if let Some(features) = covers(executor, bytes, required) {
+        if let Some(features) = covers(runner, bytes, required) {
             let bytes = bytes.to_vec();
             done.shrunk = Some(Shrunk { bytes, features, tests: 1, stop: None, unstable: false, split: None });
             return Ok(done);
         }
     }
-    let Some(a) = recorded_padded(executor, pair.0, &mut done.tests) else {
-        done.untyped = executor.examples().is_empty();
+    let Some(a) = recorded_padded(runner, pair.0, &mut done.tests)? else {
+        done.tests += 1;
+        done.untyped = runner.examples(pair.0)?.is_empty();
         return Ok(done);
     };
-    let Some(b) = recorded_padded(executor, pair.1, &mut done.tests) else { return Ok(done) };
+    let Some(b) = recorded_padded(runner, pair.1, &mut done.tests)? else { return Ok(done) };
     let covering = joins(&a, &b).into_iter().find(|joined| {
         done.tests += 1;
-        covers(executor, joined, required).is_some()
+        covers(runner, joined, required).is_some()
     });
     let Some(joined) = covering else { return Ok(done) };
     let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
-    let shrunk = shrink(executor, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
+    let shrunk = shrink(runner, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)
@@ -235,14 +236,24 @@ pub fn join_and_shrink(
 
 /// `bytes` run, written again with zeros after its reads, and that run's
 /// test case; `tests` counts the runs.
-fn recorded_padded(executor: &mut ForkServerExecutor, bytes: &[u8], tests: &mut u64) -> Option<TestCase> {
-    let mut recorded = |executor: &mut ForkServerExecutor, bytes: &[u8]| {
-        *tests += 1;
-        let ran = matches!(measure(executor, bytes), Measured::Covered(_));
-        (ran && !executor.examples().is_empty()).then(|| TestCase::new(bytes.to_vec(), executor.examples()))
-    };
-    let first = recorded(executor, bytes)?;
-    recorded(executor, &padded(&first, PAD)?)
+fn recorded_padded(runner: &mut Runner, bytes: &[u8], tests: &mut u64) -> Result<Option<TestCase>, String> {
+    let Some(first) = recorded(runner, bytes, tests)? else { return Ok(None) };
+    match padded(&first, PAD) {
+        Some(padded) => recorded(runner, &padded, tests),
+        None => Ok(None),
+    }
+}
+
+/// `bytes` as a test case with its examples, when it runs normally and has
+/// some (a run on each harness, counted in `tests`).
+fn recorded(runner: &mut Runner, bytes: &[u8], tests: &mut u64) -> Result<Option<TestCase>, String> {
+    *tests += 1;
+    if !matches!(runner.measure(bytes), Measured::Covered(_)) {
+        return Ok(None);
+    }
+    *tests += 1;
+    let examples = runner.examples(bytes)?;
+    Ok((!examples.is_empty()).then(|| TestCase::new(bytes.to_vec(), examples)))
 }
 
 #[cfg(test)]

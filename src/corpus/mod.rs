@@ -18,6 +18,7 @@ pub mod inputs;
 pub mod join;
 pub mod report;
 pub mod rounds;
+pub mod runner;
 pub mod shrink;
 pub mod store;
 pub mod work;
@@ -40,7 +41,7 @@ use drive::{measure_all, Item, KeptResult, Phase};
 use inputs::CorpusInput;
 use report::{CorpusReport, InputReport, InputStatus, Totals, CORPUS_REPORT_VERSION};
 use rounds::{shrink_rounds, Rounds};
-use shrink::Measured;
+use runner::Measured;
 use store::Store;
 use work::CorpusWork;
 
@@ -59,9 +60,14 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     if inputs.is_empty() {
         return Err(Failure::usage(anyhow!("the corpus {} has no files", corpus.dir.display())));
     }
-    let project = crate::options::ProjectOptions { coverage: true, ..project.clone() };
-    let located = HarnessSetup::locate(&project)?;
     let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
+    let located = HarnessSetup::locate(project)?;
+    // The crash build records examples for the reducer; the coverage build only counts.
+    let recording = options
+        .structure
+        .then(|| HarnessSetup::build(located.clone(), target, project, limits, options.quiet, interrupt))
+        .transpose()?;
+    let project = crate::options::ProjectOptions { coverage: true, ..project.clone() };
     let setup = HarnessSetup::build(located, target, &project, limits, options.quiet, interrupt)?;
     let mut store =
         Store::open(output, &corpus.dir, &setup.harness.scratch_dir, &setup.build_id()?).or_exit(Exit::Usage)?;
@@ -72,7 +78,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     // Coverage counters wrap at 256: deleting 256 alike elements at once keeps them.
     let reduce =
         ReduceOptions { lowering: false, wrapping_counters: true, ..crate::run::reduce_options(options, interrupt) };
-    let work = CorpusWork { setup: &setup, reduce, interrupt };
+    let work = CorpusWork { setup: &setup, recording: recording.as_ref(), reduce, interrupt };
     let (measured, required, rounds) =
         crate::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
             let mut phase = Phase { jobs, events, status: &mut status, interrupt };
@@ -111,7 +117,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
 
 /// Fails when no input could be measured because the harness reports no coverage.
 fn instrumented(measured: &[Measured]) -> Result<(), Failure> {
-    let blind = |m: &Measured| matches!(m, Measured::Failed(why) if why == shrink::NOT_INSTRUMENTED);
+    let blind = |m: &Measured| matches!(m, Measured::Failed(why) if why == runner::NOT_INSTRUMENTED);
     if measured.iter().any(blind) && !measured.iter().any(|m| matches!(m, Measured::Covered(_))) {
         return Err(Failure::new(Exit::Error, anyhow!("the coverage harness reports no coverage counters")));
     }

@@ -1,4 +1,4 @@
-//! One corpus input on one worker: run it once for its coverage (`measure`), or reduce it while it still covers the features it is kept for (`shrink`).
+//! One corpus input on one worker: reduce it while it still covers the features it is kept for (`shrink`), and a large result split in two when that pays (`shrink_and_split`).
 //!
 //! The oracle: a candidate is interesting when the target returns normally
 //! (no crash, no timeout, not rejected) and its features include every
@@ -16,58 +16,8 @@
 //! often much less in all (commands: 5,578 bytes -> 3,130 + 5).
 
 use crate::corpus::cover::is_subset;
-use crate::exec::{Coverage, Executor, ForkServerExecutor};
-use crate::protocol::ResultKind;
+use crate::corpus::runner::{Measured, Runner};
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
-use crate::signature::{Kind, Signature};
-
-/// Why a run of a harness built without coverage cannot be measured.
-pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
-
-/// What one run of an input showed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Measured {
-    /// It ran normally and covered these features (ascending).
-    Covered(Vec<u32>),
-    /// It crashed (the signature, as shown).
-    Crashed(String),
-    /// It ran past the time limit.
-    TimedOut,
-    /// The target rejected it (`Corpus::Reject`): libFuzzer never adds it to a corpus.
-    Rejected,
-    /// It is empty: libFuzzer never counts an empty input's coverage.
-    Empty,
-    /// It could not be run or measured.
-    Failed(String),
-}
-
-/// The run's result on an executor whose harness collects coverage.
-pub fn measure(executor: &mut ForkServerExecutor, bytes: &[u8]) -> Measured {
-    if bytes.is_empty() {
-        return Measured::Empty;
-    }
-    let outcome = match executor.run(bytes) {
-        Ok(outcome) => outcome,
-        Err(error) => return Measured::Failed(format!("{error:#}")),
-    };
-    if let Some(signature) = Signature::of(&outcome) {
-        return match signature.kind {
-            Kind::Timeout => Measured::TimedOut,
-            _ => Measured::Crashed(signature.to_string()),
-        };
-    }
-    if executor.last_result().is_some_and(|r| r.kind == ResultKind::Rejected) {
-        return Measured::Rejected;
-    }
-    match executor.coverage() {
-        Some(Coverage { cut: true, .. }) => {
-            Measured::Failed(String::from("more features than the shared memory holds"))
-        }
-        Some(Coverage { counters: 0, .. }) => Measured::Failed(String::from(NOT_INSTRUMENTED)),
-        Some(coverage) => Measured::Covered(coverage.features),
-        None => Measured::Failed(String::from("the run reported no coverage")),
-    }
-}
 
 /// A shrunk input.
 #[derive(Clone, Debug)]
@@ -76,7 +26,7 @@ pub struct Shrunk {
     pub bytes: Vec<u8>,
     /// The result's features.
     pub features: Vec<u32>,
-    /// Tests run, the checks included.
+    /// Runs made (on both harnesses), the checks included.
     pub tests: u64,
     /// Why the reduction ended; `None` when it did not run (see `unstable`).
     pub stop: Option<StopReason>,
@@ -121,38 +71,48 @@ const MANY_HITS_BUCKET: u32 = 6;
 /// first, the other only when that part is small) and keeps the two inputs
 /// when they are smaller together than the one.
 pub fn shrink_and_split(
-    executor: &mut ForkServerExecutor,
+    runner: &mut Runner,
     bytes: &[u8],
     required: &[u32],
     options: &ReduceOptions,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Shrunk, String> {
-    let whole = shrink(executor, bytes, required, options, progress)?;
-    // Typed inputs only: there every primitive read runs `arbitrary`'s own
-    // code, whose counters pin counts the way a bool's does. On the bytes
-    // target `triage` splits paid locally and cost 1.4% in all (and 66% more time).
-    let typed = options.structure && !executor.examples().is_empty();
-    if !typed || whole.unstable || cut_short(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
+    let whole = shrink(runner, bytes, required, options, progress)?;
+    if whole.unstable || cut_short(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
         return Ok(whole);
     }
-    let counters = executor.coverage().map_or(u32::MAX, |c| c.counters);
+    let typed = typed(runner, &whole.bytes)?;
+    let whole = Shrunk { tests: whole.tests + 1, ..whole };
+    if !typed {
+        return Ok(whole);
+    }
+    let counters = runner.counters();
     let (many, few) = by_hits(required, counters);
     if many.is_empty() || few.is_empty() {
         return Ok(whole);
     }
     // Few hits first: it is the cheap one, and a split pays only when that part is small.
     let max_tests = Some(options.max_tests.map_or(SPLIT_PROBE_TESTS, |m| m.min(SPLIT_PROBE_TESTS)));
-    let low = shrink(executor, &whole.bytes, &few, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
+    let low = shrink(runner, &whole.bytes, &few, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
     let mut tests = whole.tests + low.tests;
     if low.unstable || cut_short(&low) || low.bytes.len() * SPLIT_SHARE > whole.bytes.len() {
         return Ok(Shrunk { tests, ..whole });
     }
-    let high = shrink(executor, &whole.bytes, &many, options, progress)?;
+    let high = shrink(runner, &whole.bytes, &many, options, progress)?;
     tests += high.tests;
     if high.unstable || cut_short(&high) || high.bytes.len() + low.bytes.len() >= whole.bytes.len() {
         return Ok(Shrunk { tests, ..whole });
     }
     Ok(Shrunk { tests, split: Some(Part { bytes: low.bytes, features: low.features }), ..high })
+}
+
+/// Whether `bytes` is typed (`arbitrary` built it; one run on the recording
+/// harness). Only typed inputs are split: there every primitive read runs
+/// `arbitrary`'s own code, whose counters pin counts the way a bool's does.
+/// On the bytes target `triage` splits paid locally and cost 1.4% in all
+/// (and 66% more time).
+fn typed(runner: &mut Runner, bytes: &[u8]) -> Result<bool, String> {
+    Ok(!runner.examples(bytes)?.is_empty())
 }
 
 fn cut_short(shrunk: &Shrunk) -> bool {
@@ -168,35 +128,39 @@ fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
 /// Reduces `bytes` while it covers `required`; `progress` hears of the best
 /// size and the tests so far.
 pub fn shrink(
-    executor: &mut ForkServerExecutor,
+    runner: &mut Runner,
     bytes: &[u8],
     required: &[u32],
     options: &ReduceOptions,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Shrunk, String> {
-    let first = measure(executor, bytes);
+    let first = runner.measure(bytes);
     let Measured::Covered(features) = first else {
         return Err(format!("it no longer runs normally: {first:?}"));
     };
     if !is_subset(required, &features) {
         return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true, split: None });
     }
-    let examples = if options.structure { executor.examples() } else { Vec::new() };
+    let recorded = runner.recorded();
+    let examples = runner.examples(bytes)?;
+    // A candidate's examples come from a run of its own, only where the input has some.
+    let typed = !examples.is_empty();
     let initial = TestCase::new(bytes.to_vec(), examples);
-    let structure = options.structure;
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
-        Ok(match measure(executor, candidate) {
-            Measured::Covered(features) if is_subset(required, &features) => {
-                Verdict::Interesting(if structure { executor.examples() } else { Vec::new() })
-            }
+        Ok(match runner.measure(candidate) {
+            Measured::Covered(features) if is_subset(required, &features) => Verdict::Interesting(if typed {
+                runner.examples(candidate).map_err(anyhow::Error::msg)?
+            } else {
+                Vec::new()
+            }),
             Measured::Failed(error) => anyhow::bail!(error),
             _ => Verdict::Boring,
         })
     });
     let reduction = reduce_from(initial, oracle, options, &mut Reporter(progress));
-    let tests = reduction.stats.tests + 2;
+    let tests = reduction.stats.tests + 2 + (runner.recorded() - recorded);
     let stop = reduction.stats.stop.clone();
-    match covers(executor, &reduction.best.bytes, required) {
+    match covers(runner, &reduction.best.bytes, required) {
         Some(features) => {
             Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
         }
@@ -206,8 +170,8 @@ pub fn shrink(
 }
 
 /// The features of `bytes`, when it runs normally and covers `required`.
-pub fn covers(executor: &mut ForkServerExecutor, bytes: &[u8], required: &[u32]) -> Option<Vec<u32>> {
-    match measure(executor, bytes) {
+pub fn covers(runner: &mut Runner, bytes: &[u8], required: &[u32]) -> Option<Vec<u32>> {
+    match runner.measure(bytes) {
         Measured::Covered(features) => is_subset(required, &features).then_some(features),
         _ => None,
     }

@@ -1,10 +1,11 @@
-//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one, join two results) and events, on the shared worker threads, each worker with its own coverage fork server.
+//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one, join two results) and events, on the shared worker threads, each worker with its own fork servers (`runner`).
 
 use crossbeam_channel::Sender;
 
 use crate::corpus::join::{join_and_shrink, Joined};
-use crate::corpus::shrink::{measure, shrink_and_split, Measured, Shrunk};
-use crate::exec::{ForkServerExecutor, RunningGroup};
+use crate::corpus::runner::{Measured, Runner};
+use crate::corpus::shrink::{shrink_and_split, Shrunk};
+use crate::exec::RunningGroup;
 use crate::interrupt::Interrupt;
 use crate::reduce::ReduceOptions;
 use crate::setup::HarnessSetup;
@@ -101,6 +102,8 @@ pub enum Event {
 pub struct CorpusWork<'a> {
     /// The coverage harness.
     pub setup: &'a HarnessSetup,
+    /// The crash build, which records examples (`None` without structure).
+    pub recording: Option<&'a HarnessSetup>,
     /// Each shrink's reduction options (budgets apply per input).
     pub reduce: ReduceOptions,
     /// Ctrl-C: shrinks not started yet are skipped.
@@ -108,17 +111,19 @@ pub struct CorpusWork<'a> {
 }
 
 impl Work<Job, Event> for CorpusWork<'_> {
-    type Executor = ForkServerExecutor;
+    type Executor = Runner;
 
-    fn start(&self, running: RunningGroup) -> anyhow::Result<ForkServerExecutor> {
-        self.setup.start(running)
+    fn start(&self, running: RunningGroup) -> anyhow::Result<Runner> {
+        let coverage = self.setup.start(running.clone())?;
+        let recording = self.recording.map(|setup| setup.start(running)).transpose()?;
+        Ok(Runner::new(coverage, recording))
     }
 
-    fn handle(&self, slot: &Slot, executor: &mut ForkServerExecutor, job: Job, events: &Sender<Event>) -> Event {
+    fn handle(&self, slot: &Slot, runner: &mut Runner, job: Job, events: &Sender<Event>) -> Event {
         match job {
-            Job::Measure { index, bytes } => Event::Measured { index, result: measure(executor, &bytes) },
+            Job::Measure { index, bytes } => Event::Measured { index, result: runner.measure(&bytes) },
             Job::Check { index, parts } => {
-                Event::Checked { index, results: parts.iter().map(|bytes| measure(executor, bytes)).collect() }
+                Event::Checked { index, results: parts.iter().map(|bytes| runner.measure(bytes)).collect() }
             }
             Job::Shrink { index, .. } if self.interrupt.is_raised() => {
                 Event::Shrunk { index, result: Err(String::from("interrupted")) }
@@ -128,7 +133,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let result = shrink_and_split(executor, &bytes, &required, &self.reduce, &mut progress);
+                let result = shrink_and_split(runner, &bytes, &required, &self.reduce, &mut progress);
                 Event::Shrunk { index, result }
             }
             Job::Join { index, .. } if self.interrupt.is_raised() => {
@@ -140,7 +145,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
                 let pair = (&a[..], &b[..]);
-                let result = join_and_shrink(executor, pair, &required, saved.as_deref(), &self.reduce, &mut progress);
+                let result = join_and_shrink(runner, pair, &required, saved.as_deref(), &self.reduce, &mut progress);
                 Event::Joined { index, result }
             }
         }

@@ -86,16 +86,7 @@ fn libfuzzer_counts(target: &str, dirs: &[&Path]) -> (u64, u64) {
 /// The `cargo fuzz build --sanitizer none` binary of `target`.
 fn libfuzzer_binary(target: &str) -> PathBuf {
     let _lock = harness_lock();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
-        .current_dir(root())
-        .args(["fuzz", "build", "--sanitizer", "none", target])
-        .output()
-        .unwrap();
-    assert!(output.status.success(), "cargo fuzz build failed:\n{}", String::from_utf8_lossy(&output.stderr));
-    let host = String::from_utf8(Command::new("rustc").arg("-vV").output().unwrap().stdout).unwrap();
-    let triple = host.lines().find_map(|l| l.strip_prefix("host: ")).unwrap().trim().to_owned();
-    root().join("fuzz/target").join(triple).join("release").join(target)
+    super::cargo_fuzz::binary(root(), target)
 }
 
 /// Runs the corpus mode on a generated corpus of `target` plus a crashing

@@ -29,7 +29,13 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 fn main() {
-    cmc_runtime::serve(test_one)
+    cmc_runtime::serve(entry)
+}
+
+/// The target as libFuzzer calls it.
+unsafe fn entry(data: *const u8, size: usize) -> i32 {
+    // SAFETY: the runtime passes an input and its length.
+    test_one(unsafe { std::slice::from_raw_parts(data, size) })
 }
 
 fn test_one(data: &[u8]) -> i32 {

@@ -12,7 +12,7 @@ const REJECT: i32 = -1;
 
 /// The child's whole life: leave the server's pipes, run the target, `_exit(0)`.
 /// A panic ends in the hook's `abort`; a crash in its signal.
-pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test_one: fn(&[u8]) -> i32) -> ! {
+pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test_one: crate::TestOne) -> ! {
     // SAFETY: plain system calls.
     unsafe {
         // Its own group, so the client can kill whatever the target starts.
@@ -45,15 +45,15 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
     shm.set_kind(ResultKind::Running);
     // Coverage: only the target's own run counts, so nothing runs between
     // reset and test_one, or between test_one and stop, that depends on the input.
-    let coverage = shm.feature_capacity() > 0;
-    if coverage {
+    let code = if shm.feature_capacity() > 0 {
         crate::coverage::reset();
-    }
-    let code = test_one(&input);
-    if coverage {
-        crate::coverage::stop();
+        let code = crate::coverage::call(test_one, &input);
         crate::coverage::record(&shm);
-    }
+        code
+    } else {
+        // SAFETY: the input and its length, as libFuzzer passes them.
+        unsafe { test_one(input.as_ptr(), input.len()) }
+    };
     shm.set_kind(if code == REJECT { ResultKind::Rejected } else { ResultKind::Ok });
     // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
     // of the child's is worth keeping.

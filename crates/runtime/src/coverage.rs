@@ -10,14 +10,18 @@
 //! profile and no mutation. This is our own code, written to be compatible with libFuzzer's
 //! `FuzzerTracePC`, not a copy of it:
 //!
-//! - **[`reset`]** before the target: every counter zeroed, the stack where
-//!   the target is called recorded (a local of a function of its own, as
-//!   libFuzzer's `RecordInitialStack`) and `__sancov_lowest_stack` set to it;
-//! - **[`stop`]** right after it returns, before any other call: the lowest
-//!   stack read, the counters copied aside. The runtime is instrumented too
-//!   (RUSTFLAGS reach every crate): counting its own work on a copy keeps the
-//!   features the same for runs that covered the same code, as only
-//!   input-independent runtime code runs between [`reset`] and [`stop`];
+//! - **[`reset`]** before the target: every counter zeroed;
+//! - **[`call`]**: the initial stack recorded where libFuzzer's
+//!   `RecordInitialStack` records it, 20 bytes under the stack pointer the
+//!   target is called from, and `__sancov_lowest_stack` set to it; the target
+//!   called through its pointer (the stand-in's copy of libfuzzer-sys's
+//!   `LLVMFuzzerTestOneInput`, so every frame from there down is a `cargo
+//!   fuzz build` binary's, and so is the stack depth); right after it
+//!   returns, before any other call, the lowest stack read and the counters
+//!   copied aside. Where the runtime is instrumented too (built without our
+//!   `RUSTC_WRAPPER`), counting on a copy keeps the features the same for
+//!   runs that covered the same code, as only input-independent runtime code
+//!   runs between [`reset`] and the copy;
 //! - **[`collect`]**: for each non-zero counter at global index `i` (regions in
 //!   registration order), the feature `i * 8 + bucket`, buckets [1] [2] [3]
 //!   [4-7] [8-15] [16-31] [32-127] [128+]; then, when the run went deeper than
@@ -47,7 +51,7 @@ static LENS: [AtomicUsize; MAX_REGIONS] = [const { AtomicUsize::new(0) }; MAX_RE
 static REGIONS: AtomicUsize = AtomicUsize::new(0);
 /// How many counters all regions have together.
 static TOTAL: AtomicUsize = AtomicUsize::new(0);
-/// The stack pointer [`reset`] recorded where the target is called.
+/// The initial stack [`call`] recorded where the target is called.
 static INITIAL_STACK: AtomicUsize = AtomicUsize::new(0);
 /// The lowest stack the run reached, as [`stop`] read it.
 static LOWEST_STACK: AtomicUsize = AtomicUsize::new(0);
@@ -128,25 +132,43 @@ pub(crate) fn stack_offset() -> u64 {
     initial.saturating_sub(LOWEST_STACK.load(Relaxed)) as u64
 }
 
-/// Prepares a run: zeroes every counter, maps the snapshot if need be, and
-/// records the stack where the target is about to be called.
+/// Prepares a run: zeroes every counter and maps the snapshot if need be.
 pub(crate) fn reset() {
     for (start, len) in regions() {
         // SAFETY: an instrumented module's counter section, writable and `len` bytes long.
         unsafe { std::ptr::write_bytes(start, 0, len) };
     }
     map_snapshot();
-    let initial = stack_here();
+}
+
+/// How far below the caller's stack pointer libFuzzer's `RecordInitialStack`
+/// puts the initial stack: `ExecuteCallback` calls it and then the target
+/// from the same stack pointer, and it takes the address of its `int` local,
+/// 4 bytes under its saved frame pointer, under the return address
+/// (libfuzzer-sys compiles libFuzzer with frame pointers).
+const INITIAL_STACK_BELOW_CALLER: usize = 8 + 8 + 4;
+
+/// Runs the target on `input` as libFuzzer's `ExecuteCallback` does, the
+/// initial stack recorded where `RecordInitialStack` records it, so the
+/// stack feature is the one libFuzzer counts (from the target's entry down,
+/// the frames are a `cargo fuzz build` binary's); then [`stop`].
+#[inline(never)]
+pub(crate) fn call(test_one: crate::TestOne, input: &[u8]) -> i32 {
+    let initial = stack_pointer() - INITIAL_STACK_BELOW_CALLER;
     INITIAL_STACK.store(initial, Relaxed);
     LOWEST_STACK.store(initial, Relaxed);
     set_lowest_stack(initial);
+    // SAFETY: the input and its length, as libFuzzer passes them.
+    let code = unsafe { test_one(input.as_ptr(), input.len()) };
+    stop();
+    code
 }
 
 /// Ends a run: reads the lowest stack first, then copies the counters aside.
-/// Call it right after the target returns: inlined, so no frame of its own
+/// Called right after the target returns: inlined, so no frame of its own
 /// comes before the read.
 #[inline(always)]
-pub(crate) fn stop() {
+fn stop() {
     LOWEST_STACK.store(lowest_stack().unwrap_or(INITIAL_STACK.load(Relaxed)), Relaxed);
     take_snapshot();
 }
@@ -311,12 +333,23 @@ fn take_snapshot() {
     }
 }
 
-/// An address in the caller's caller's frame: a local of a function of its
-/// own, as libFuzzer's `RecordInitialStack` takes it.
-#[inline(never)]
-fn stack_here() -> usize {
-    let marker = 0u8;
-    std::hint::black_box(&marker) as *const u8 as usize
+/// The stack pointer here (inlined: the caller's, which a call from there
+/// pushes its return address under; elsewhere than x86-64 Linux, where no
+/// stack feature is counted, a local's address).
+#[inline(always)]
+fn stack_pointer() -> usize {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let value: usize;
+        // SAFETY: reads the stack pointer.
+        unsafe { std::arch::asm!("mov {}, rsp", out(reg) value, options(nomem, nostack, preserves_flags)) };
+        value
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        let marker = 0u8;
+        std::hint::black_box(&marker) as *const u8 as usize
+    }
 }
 
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
@@ -440,16 +473,23 @@ mod tests {
         __sanitizer_cov_8bit_counters_init(b.0, b.1);
         assert_eq!(counters(), 29, "a repeated start and an empty region are ignored");
 
+        static AT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        /// A target that counts as instrumented code would: a counter in each region.
+        unsafe fn target(_data: *const u8, _size: usize) -> i32 {
+            // SAFETY: the registered regions are live.
+            unsafe {
+                (AT[0].load(Relaxed) as *mut u8).add(23).write(1);
+                (AT[1].load(Relaxed) as *mut u8).add(1).write(3);
+            }
+            0
+        }
+        AT[0].store(a.0 as usize, Relaxed);
+        AT[1].store(b.0 as usize, Relaxed);
         first[2] = 9;
         reset();
         assert_eq!(first[2], 0, "reset zeroes the counters");
-        // SAFETY: the registered regions are live; written as instrumented code would.
-        unsafe {
-            a.0.cast_mut().add(23).write(1);
-            b.0.cast_mut().add(1).write(3);
-        }
-        stop();
-        // A counter changed after `stop` is not seen.
+        assert_eq!(call(target, b"input"), 0);
+        // A counter changed after the call returned is not seen.
         // SAFETY: as above.
         unsafe { a.0.cast_mut().write(1) };
         let mut out = [0; 8];

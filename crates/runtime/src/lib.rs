@@ -54,16 +54,20 @@ pub mod values;
 
 pub use cmc_protocol as protocol;
 
+/// The fuzz target's entry, as libfuzzer-sys's `LLVMFuzzerTestOneInput` is declared.
+pub type TestOne = unsafe fn(data: *const u8, size: usize) -> i32;
+
 /// Runs the harness: a fork server when [`cmc_protocol::ENV_VAR`] is set, else
 /// the replay tool (`harness FILE...`). Never returns.
 ///
-/// `test_one` is the fuzz target: it gets the input and returns 0, or -1 to
+/// `test_one` is the fuzz target as libFuzzer calls it (libfuzzer-sys's
+/// `LLVMFuzzerTestOneInput`): it gets the input and returns 0, or -1 to
 /// reject the input (libfuzzer-sys's `Corpus::Reject`); a crash is a panic, an
 /// abort or a signal.
 ///
 /// Call it from `main`, after any one-time initialization, and before starting
 /// threads: the server forks, and a fork copies only the calling thread.
-pub fn serve(test_one: fn(&[u8]) -> i32) -> ! {
+pub fn serve(test_one: TestOne) -> ! {
     match std::env::var_os(cmc_protocol::ENV_VAR) {
         Some(value) => server::run(&value, test_one),
         None => replay::run(test_one),

@@ -12,7 +12,7 @@ use std::time::Instant;
 use cmc_protocol::ENV_VAR;
 
 /// Runs the target on every file named on the command line; exits 0, or 2 on a usage error.
-pub(crate) fn run(test_one: fn(&[u8]) -> i32) -> ! {
+pub(crate) fn run(test_one: crate::TestOne) -> ! {
     let mut args = std::env::args_os();
     let program = args.next().unwrap_or_else(|| "harness".into());
     let files = files(args);
@@ -34,7 +34,8 @@ pub(crate) fn run(test_one: fn(&[u8]) -> i32) -> ! {
         });
         eprintln!("Running: {shown}");
         let started = Instant::now();
-        let code = test_one(&data);
+        // SAFETY: the data and its length, as libFuzzer passes them.
+        let code = unsafe { test_one(data.as_ptr(), data.len()) };
         let verdict = if code == -1 { " (rejected)" } else { "" };
         eprintln!("Executed {shown} in {} ms{verdict}", started.elapsed().as_millis());
     }

@@ -12,7 +12,7 @@ use crate::shared::SharedMemory;
 type ForkFn = unsafe extern "C" fn() -> libc::pid_t;
 
 /// Serves requests until the client closes the control pipe.
-pub(crate) fn run(value: &OsStr, test_one: fn(&[u8]) -> i32) -> ! {
+pub(crate) fn run(value: &OsStr, test_one: crate::TestOne) -> ! {
     let start = StartInfo::decode(value).unwrap_or_else(|e| die(&format!("{ENV_VAR}: {e}")));
     // Whatever the target starts must not try to serve in its turn.
     std::env::remove_var(ENV_VAR);

@@ -1,0 +1,99 @@
+//! A corpus worker's two fork servers: the coverage harness measures every run (its counters are `cargo fuzz build`'s); the crash build records the examples and draws of the runs the reducer keeps.
+//!
+//! The coverage build records nothing: the examples' recording in derived
+//! impls changed what LLVM inlines, and so the counters (see
+//! `project::arbitrary_shim`), which made some features ours and not
+//! libFuzzer's. So every candidate runs on the coverage harness, and only the
+//! input a shrink starts from and each candidate that keeps its features run
+//! once more, on the recording harness, for the examples the reducer cuts
+//! along: one run more per success.
+
+use crate::exec::{Coverage, Executor, ForkServerExecutor};
+use crate::protocol::ResultKind;
+use crate::reduce::Example;
+use crate::signature::{Kind, Signature};
+
+/// Why a run of a harness built without coverage cannot be measured.
+pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
+
+/// What one run of an input showed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Measured {
+    /// It ran normally and covered these features (ascending).
+    Covered(Vec<u32>),
+    /// It crashed (the signature, as shown).
+    Crashed(String),
+    /// It ran past the time limit.
+    TimedOut,
+    /// The target rejected it (`Corpus::Reject`): libFuzzer never adds it to a corpus.
+    Rejected,
+    /// It is empty: libFuzzer never counts an empty input's coverage.
+    Empty,
+    /// It could not be run or measured.
+    Failed(String),
+}
+
+/// A worker's harnesses.
+#[derive(Debug)]
+pub struct Runner {
+    coverage: ForkServerExecutor,
+    /// The crash build, for examples; `None` without structure (`--no-structure`).
+    recording: Option<ForkServerExecutor>,
+    /// Runs on the recording harness so far.
+    recorded: u64,
+}
+
+impl Runner {
+    /// A worker's runner over its started fork servers.
+    pub fn new(coverage: ForkServerExecutor, recording: Option<ForkServerExecutor>) -> Runner {
+        Runner { coverage, recording, recorded: 0 }
+    }
+
+    /// Runs `bytes` on the coverage harness: what the run showed.
+    pub fn measure(&mut self, bytes: &[u8]) -> Measured {
+        if bytes.is_empty() {
+            return Measured::Empty;
+        }
+        let executor = &mut self.coverage;
+        let outcome = match executor.run(bytes) {
+            Ok(outcome) => outcome,
+            Err(error) => return Measured::Failed(format!("{error:#}")),
+        };
+        if let Some(signature) = Signature::of(&outcome) {
+            return match signature.kind {
+                Kind::Timeout => Measured::TimedOut,
+                _ => Measured::Crashed(signature.to_string()),
+            };
+        }
+        if executor.last_result().is_some_and(|r| r.kind == ResultKind::Rejected) {
+            return Measured::Rejected;
+        }
+        match executor.coverage() {
+            Some(Coverage { cut: true, .. }) => {
+                Measured::Failed(String::from("more features than the shared memory holds"))
+            }
+            Some(Coverage { counters: 0, .. }) => Measured::Failed(String::from(NOT_INSTRUMENTED)),
+            Some(coverage) => Measured::Covered(coverage.features),
+            None => Measured::Failed(String::from("the run reported no coverage")),
+        }
+    }
+
+    /// The examples and draws of a run of `bytes` on the recording harness
+    /// (none without one: `--no-structure`, or a target that reads raw bytes).
+    pub fn examples(&mut self, bytes: &[u8]) -> Result<Vec<Example>, String> {
+        let Some(executor) = self.recording.as_mut() else { return Ok(Vec::new()) };
+        self.recorded += 1;
+        executor.run(bytes).map_err(|error| format!("{error:#}"))?;
+        Ok(executor.examples())
+    }
+
+    /// Runs on the recording harness so far.
+    pub fn recorded(&self) -> u64 {
+        self.recorded
+    }
+
+    /// The coverage harness's counters (`u32::MAX` before its first run).
+    pub fn counters(&self) -> u32 {
+        self.coverage.coverage().map_or(u32::MAX, |c| c.counters)
+    }
+}

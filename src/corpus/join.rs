@@ -47,18 +47,16 @@ pub const JOIN_MAX_TESTS: u64 = 20_000;
 
 /// A kept result and what it stands for.
 #[derive(Clone, Debug)]
-struct Entry {
-    item: Item,
+pub struct Entry {
+    /// The result.
+    pub item: Item,
     /// The origins whose latest result it is.
-    origins: Vec<usize>,
+    pub origins: Vec<usize>,
 }
 
-/// Tries to join the last round's kept results in pairs (see the module's
-/// comment); each join taken replaces the two in `done.results` and becomes
-/// the latest result of every origin either stood for.
-pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phase: &mut Phase) -> anyhow::Result<()> {
-    let picks = cover(&done.results, required);
-    let mut entries: Vec<Entry> = picks
+/// The last round's results that a cover keeps, largest first, each standing for its origin.
+pub fn entries(done: &Rounds, required: &[u32]) -> Vec<Entry> {
+    let mut entries: Vec<Entry> = cover(&done.results, required)
         .iter()
         .map(|p| {
             let item = done.results[p.index].clone();
@@ -66,6 +64,19 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         })
         .collect();
     entries.sort_by_key(|e| std::cmp::Reverse(e.item.bytes.len()));
+    entries
+}
+
+/// Tries to join `entries` in pairs (see the module's comment); each join
+/// taken replaces the two and becomes the latest result of every origin
+/// either stood for.
+pub fn join_results(
+    done: &mut Rounds,
+    entries: &mut Vec<Entry>,
+    required: &[u32],
+    store: &mut Store,
+    phase: &mut Phase,
+) -> anyhow::Result<()> {
     let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES;
     let count = entries.iter().filter(|e| large(e)).count();
     if count < 2 {
@@ -78,13 +89,13 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         while j < entries.len() && !phase.interrupt.is_raised() && !untyped {
             // What the pair must keep is worked out only for a pair that is tried.
             let tried = (large(&entries[i]) && large(&entries[j])).then(|| {
-                let pair = (&entries[i], &entries[j], pair_required(&entries, (i, j), required));
+                let pair = (&entries[i], &entries[j], pair_required(entries, (i, j), required));
                 attempt(pair, (&mut spent, &mut untyped), store, phase)
             });
             match tried {
                 Some(Ok(Some(joined))) => {
                     let other = entries.remove(j);
-                    take(done, &mut entries[i], other, joined);
+                    take(done, &mut entries[i], Some(other), joined);
                     taken += 1;
                 }
                 Some(Err(error)) => return Err(error),
@@ -98,7 +109,6 @@ pub fn join_results(done: &mut Rounds, required: &[u32], store: &mut Store, phas
         i += 1;
     }
     phase.status.line(&format!("{taken} joined results taken"));
-    done.results = entries.into_iter().map(|e| e.item).collect();
     Ok(())
 }
 
@@ -124,7 +134,7 @@ fn attempt(
     let job = Job::Join {
         index: a.item.origin,
         a: a.item.bytes.clone(),
-        b: b.item.bytes.clone(),
+        b: Some(b.item.bytes.clone()),
         required,
         saved: saved.clone(),
     };
@@ -143,6 +153,21 @@ fn attempt(
     phase.status.idle(a.item.origin);
     let joined = result.unwrap_or_default();
     *untyped = joined.untyped;
+    let limit = a.item.bytes.len() + b.item.bytes.len();
+    decide((&key, saved), a.item.origin, joined, limit, spent, store)
+}
+
+/// A join's (or a lone shrink's) result, saved under `key` when it is
+/// smaller than `limit` (and returned, as `origin`'s item with its tests),
+/// else saved aside; the tests of one not taken go to `spent`.
+pub fn decide(
+    (key, saved): (&str, Option<Vec<u8>>),
+    origin: usize,
+    joined: Joined,
+    limit: usize,
+    spent: &mut u64,
+    store: &mut Store,
+) -> anyhow::Result<Option<(Item, u64)>> {
     let Joined { tests, shrunk: Some(shrunk), .. } = joined else {
         *spent += joined.tests;
         return Ok(None);
@@ -151,22 +176,29 @@ fn attempt(
         *spent += tests;
         return Ok(None);
     }
-    if shrunk.bytes.len() >= a.item.bytes.len() + b.item.bytes.len() {
+    if shrunk.bytes.len() >= limit {
         // Saved aside, so that a rerun finds it not smaller in one run.
         if saved.as_ref() != Some(&shrunk.bytes) {
-            store.save_aside(&key, &shrunk.bytes, true)?;
+            store.save_aside(key, &shrunk.bytes, true)?;
         }
         *spent += tests;
         return Ok(None);
     }
-    let sha1 = store.save(&key, &shrunk.bytes, true)?;
-    Ok(Some((Item { origin: a.item.origin, sha1, bytes: shrunk.bytes, features: shrunk.features }, tests)))
+    let sha1 = store.save(key, &shrunk.bytes, true)?;
+    Ok(Some((Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features }, tests)))
 }
 
-/// `joined` stands for `kept` and `other` from now on.
-fn take(done: &mut Rounds, kept: &mut Entry, other: Entry, (joined, joined_tests): (Item, u64)) {
-    kept.origins.extend(other.origins);
+/// `joined` stands for `kept` and `other` (if any; else `kept` was shrunk
+/// alone) from now on.
+pub fn take(done: &mut Rounds, kept: &mut Entry, other: Option<Entry>, (joined, joined_tests): (Item, u64)) {
+    let alone = other.is_none();
+    kept.origins.extend(other.into_iter().flat_map(|o| o.origins));
     let count = kept.origins.len();
+    let detail = match (alone, count) {
+        (true, 1) => String::from("its result was shrunk again for what no other result has"),
+        (true, _) => format!("its result was joined with {}, then shrunk again", counted(count - 1, "other result")),
+        (false, _) => format!("its result was joined with {}", counted(count - 1, "other result")),
+    };
     for &origin in &kept.origins {
         let latest = &mut done.latest[origin];
         let earlier = latest.as_ref().map_or(0, |k| k.tests);
@@ -178,7 +210,7 @@ fn take(done: &mut Rounds, kept: &mut Entry, other: Entry, (joined, joined_tests
             bytes: joined.bytes.clone(),
             features: joined.features.clone(),
             tests,
-            detail: Some(format!("its result was joined with {}", counted(count - 1, "other result"))),
+            detail: Some(detail.clone()),
             ..KeptResult::default()
         });
     }
@@ -197,11 +229,12 @@ pub struct Joined {
     pub untyped: bool,
 }
 
-/// On a worker: `a` and `b` joined (`saved`, an earlier run's join, when it
-/// still covers `required`), shrunk while it covers `required`.
+/// On a worker: `a` and `b` joined (`a` alone without `b`; `saved`, an
+/// earlier run's result, when it still covers `required`), shrunk while it
+/// covers `required`.
 pub fn join_and_shrink(
     runner: &mut Runner,
-    pair: (&[u8], &[u8]),
+    pair: (&[u8], Option<&[u8]>),
     required: &[u32],
     saved: Option<&[u8]>,
     options: &ReduceOptions,
@@ -216,22 +249,36 @@ pub fn join_and_shrink(
             return Ok(done);
         }
     }
-    let Some(a) = recorded_padded(runner, pair.0, &mut done.tests)? else {
-        done.tests += 1;
-        done.untyped = runner.examples(pair.0)?.is_empty();
-        return Ok(done);
+    let joined = match pair.1 {
+        Some(b) => joined(runner, (pair.0, b), required, &mut done)?,
+        None => Some(pair.0.to_vec()),
     };
-    let Some(b) = recorded_padded(runner, pair.1, &mut done.tests)? else { return Ok(done) };
-    let covering = joins(&a, &b).into_iter().find(|joined| {
-        done.tests += 1;
-        covers(runner, joined, required).is_some()
-    });
-    let Some(joined) = covering else { return Ok(done) };
+    let Some(joined) = joined else { return Ok(done) };
     let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
     let shrunk = shrink(runner, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)
+}
+
+/// The first of `a` and `b`'s joins that covers `required`; `done` counts
+/// the runs, and says when `a` has no examples.
+fn joined(
+    runner: &mut Runner,
+    (a, b): (&[u8], &[u8]),
+    required: &[u32],
+    done: &mut Joined,
+) -> Result<Option<Vec<u8>>, String> {
+    let Some(a) = recorded_padded(runner, a, &mut done.tests)? else {
+        done.tests += 1;
+        done.untyped = runner.examples(a)?.is_empty();
+        return Ok(None);
+    };
+    let Some(b) = recorded_padded(runner, b, &mut done.tests)? else { return Ok(None) };
+    Ok(joins(&a, &b).into_iter().find(|joined| {
+        done.tests += 1;
+        covers(runner, joined, required).is_some()
+    }))
 }
 
 /// `bytes` run, written again with zeros after its reads, and that run's

@@ -1,16 +1,18 @@
 //! Corpus mode: shrink every input of a fuzzing corpus and drop the redundant ones, keeping every coverage feature; the old directory is only read, the new one written as inputs finish.
 //!
 //! The steps, one file each: [`inputs`] (every file under the directory, each
-//! content once) -> on the [`crate::workers`] with a coverage harness
-//! ([`work`], [`shrink`]): [`drive`] measures each input's features once ->
+//! content once) -> on the [`crate::workers`], each with a coverage harness
+//! and a recording one ([`runner`], [`work`], [`shrink`]): [`drive`] measures each input's features once ->
 //! [`rounds`]: [`cover`] keeps a smallest set covering them all, each kept
 //! input assigned the features it is kept for -> each kept input shrunk while
 //! it still covers those, saved by [`store`] as it finishes -> again over the
 //! results while a round pays -> [`join`]: large typed results tried in
-//! pairs, one input for both when it is smaller -> a last cover over the
+//! pairs, one input for both when it is smaller -> [`alone`]: each result
+//! shrunk once more for what no other result has -> a last cover over the
 //! results, the ones no longer needed removed -> [`report`], with
 //! [`display`] showing progress.
 
+pub mod alone;
 pub mod cover;
 pub mod display;
 pub mod drive;
@@ -91,8 +93,13 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
             phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), corpus.workers));
             let items = normal_items(&inputs, &measured);
             let mut rounds = shrink_rounds(items, &required, inputs.len(), &mut store, &mut phase)?;
-            if work.reduce.structure && !interrupt.is_raised() {
-                join::join_results(&mut rounds, &required, &mut store, &mut phase)?;
+            if !interrupt.is_raised() {
+                let mut entries = join::entries(&rounds, &required);
+                if work.reduce.structure {
+                    join::join_results(&mut rounds, &mut entries, &required, &mut store, &mut phase)?;
+                }
+                alone::shrink_alone(&mut rounds, &mut entries, &required, corpus.workers, &mut store, &mut phase)?;
+                rounds.results = entries.into_iter().map(|e| e.item).collect();
             }
             Ok::<_, Failure>((measured, required, rounds))
         })?;

@@ -44,11 +44,11 @@ pub enum Job {
         index: usize,
         /// The result whose collection takes the other's elements.
         a: Vec<u8>,
-        /// The other.
-        b: Vec<u8>,
-        /// The features the joined input must keep (those no other kept result has).
+        /// The other; `None`: `a` is shrunk alone (`crate::corpus::alone`).
+        b: Option<Vec<u8>>,
+        /// The features the result must keep (those no other kept result has).
         required: Vec<u32>,
-        /// An earlier run's joined result for the pair.
+        /// An earlier run's result for the pair (or for `a` alone).
         saved: Option<Vec<u8>>,
     },
 }
@@ -144,7 +144,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let pair = (&a[..], &b[..]);
+                let pair = (&a[..], b.as_deref());
                 let result = join_and_shrink(runner, pair, &required, saved.as_deref(), &self.reduce, &mut progress);
                 Event::Joined { index, result }
             }

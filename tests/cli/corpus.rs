@@ -130,6 +130,10 @@ fn check_corpus(target: &str, crash: &[u8], percent: u64) {
     assert!(written.iter().all(|(name, _)| std::fs::metadata(output.join(name)).unwrap().len() > 0), "no empty result");
     let duplicated = inputs.iter().find(|i| i["duplicates"].as_array().is_some_and(|d| !d.is_empty())).unwrap();
     assert!(duplicated["duplicates"][0].as_str().unwrap().ends_with("a-duplicate"), "{duplicated:#}");
+    // The last shrinks: some result let go of what another one holds now.
+    let again =
+        |i: &&Value| i["detail"].as_str().is_some_and(|d| d.contains("shrunk again for what no other result has"));
+    assert!(inputs.iter().any(|i| again(&i)), "no result was shrunk alone: {inputs:#?}");
 
     if cargo_fuzz_installed() {
         // libFuzzer stops at a crash: the old corpus without it.

@@ -14,7 +14,7 @@
 //! journaled under `SHA1+`, so a rerun takes it back in one run.
 
 use crate::corpus::drive::Phase;
-use crate::corpus::join::{decide, take, Entry, Joined};
+use crate::corpus::join::{decide, held_only_by, take, Entry, Joined};
 use crate::corpus::rounds::Rounds;
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
@@ -47,8 +47,7 @@ pub fn shrink_alone(
 /// entry of the batch that has it.
 fn batch_required(entries: &[Entry], (start, end): (usize, usize), required: &[u32]) -> Vec<Vec<u32>> {
     let has = |k: usize, f: &u32| entries[k].item.features.binary_search(f).is_ok();
-    let outside = |f: &u32| (0..entries.len()).filter(|k| !(start..end).contains(k)).any(|k| has(k, f));
-    let free: Vec<u32> = required.iter().copied().filter(|f| !outside(f)).collect();
+    let free = held_only_by(entries, |k| (start..end).contains(&k), required);
     (start..end)
         .map(|m| free.iter().copied().filter(|f| has(m, f) && !(m + 1..end).any(|n| has(n, f))).collect())
         .collect()
@@ -123,12 +122,7 @@ fn settle(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::drive::Item;
-
-    fn entry(origin: usize, features: &[u32]) -> Entry {
-        let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec() };
-        Entry { item, origins: vec![origin] }
-    }
+    use crate::corpus::join::tests::entry;
 
     #[test]
     fn a_batch_keeps_what_no_other_result_has_each_shared_one_in_its_smallest() {

@@ -117,8 +117,13 @@ pub fn join_results(
 /// one of the two but another entry has too may go (most joins lose some
 /// counts of few hits, and common ones are held elsewhere).
 fn pair_required(entries: &[Entry], (i, j): (usize, usize), required: &[u32]) -> Vec<u32> {
+    held_only_by(entries, |k| k == i || k == j, required)
+}
+
+/// The features of `required` that no entry outside `inside` has.
+pub fn held_only_by(entries: &[Entry], inside: impl Fn(usize) -> bool, required: &[u32]) -> Vec<u32> {
     let others: Vec<&[u32]> =
-        entries.iter().enumerate().filter(|&(k, _)| k != i && k != j).map(|(_, e)| &e.item.features[..]).collect();
+        entries.iter().enumerate().filter(|&(k, _)| !inside(k)).map(|(_, e)| &e.item.features[..]).collect();
     required.iter().copied().filter(|f| others.iter().all(|o| o.binary_search(f).is_err())).collect()
 }
 
@@ -304,10 +309,11 @@ fn recorded(runner: &mut Runner, bytes: &[u8], tests: &mut u64) -> Result<Option
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn entry(origin: usize, features: &[u32]) -> Entry {
+    /// An entry of `origin` with `features` (the fixture `alone`'s tests share).
+    pub(crate) fn entry(origin: usize, features: &[u32]) -> Entry {
         let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec() };
         Entry { item, origins: vec![origin] }
     }

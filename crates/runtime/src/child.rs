@@ -43,8 +43,8 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
     };
     crate::examples::start(shm, &input);
     shm.set_kind(ResultKind::Running);
-    // Coverage: only the target's own run counts, so nothing runs between
-    // reset and test_one, or between test_one and stop, that depends on the input.
+    // Coverage: only the target's own run counts, so nothing that depends on
+    // the input runs between reset and the target, or between its return and the copy.
     let code = if shm.feature_capacity() > 0 {
         crate::coverage::reset();
         let code = crate::coverage::call(test_one, &input);

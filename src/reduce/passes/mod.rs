@@ -14,6 +14,7 @@ mod contents;
 mod delete_blocks;
 mod delete_examples;
 mod draws;
+mod ends;
 mod lengths;
 mod lower;
 mod prefix;
@@ -72,6 +73,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "delete-record-runs", tier: Tier::Shrink, guarantee: false, step: records::delete_runs },
+    PassDef { name: "keep-ends", tier: Tier::Shrink, guarantee: false, step: ends::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },
     PassDef { name: "delete-leaf-elements", tier: Tier::Shrink, guarantee: false, step: draws::delete_leaf_elements },
     PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },

@@ -1,0 +1,100 @@
+//! Keep a header and a tail: once block deletion has cut what the target never read, what a crash needs most often is the input's last bytes (what the parser read last) behind a magic.
+//!
+//! A file of frames sized by a product of header fields (width by height
+//! pixels) or by an opcode has no length field for `delete-records` to
+//! read, and no chain of them is unlikely enough in random bytes to trust
+//! (frames of small pixel values chain from hundreds of starts), so the
+//! frames before the crashing one went a row or a byte at a time (`image`:
+//! 400 tests from 3,584 bytes to 13). When the bug lives in the last frame
+//! alone, the input is the magic and the last few bytes: tried directly,
+//! shortest first, behind a header of 0 or 4 bytes (no magic, or the usual
+//! four-byte one: `IMG1`, `RIFF`, `%PDF`).
+
+use super::super::choice::Chooser;
+use super::super::shrinker::{Shrinker, StepResult};
+
+/// The header lengths tried, each kept in front of the tail.
+const HEADS: [usize; 2] = [0, 4];
+
+/// The longest tail tried.
+const MAX_TAIL: usize = 16;
+
+/// Below this size block and chunk deletion cover the same inputs.
+const MIN_LEN: usize = 64;
+
+/// Tries every header and tail, in order of their total length (the
+/// header's length on ties), until one is interesting: one step, once a
+/// reduction (on an input whose bug needs more than its ends the pairs cost
+/// their tests once, not again each time lowering changed a tail byte).
+pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let untyped = tc.examples.is_empty() && tc.draws.is_empty();
+    chooser.choose(usize::from(untyped && sh.pass_stats().tests == 0 && tc.len() >= MIN_LEN), |_| true)?;
+    for (head, tail) in pairs() {
+        let candidate = [&tc.bytes[..head], &tc.bytes[tc.len() - tail..]].concat();
+        if sh.consider(candidate)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Every (header, tail) pair, shortest first.
+fn pairs() -> Vec<(usize, usize)> {
+    let mut pairs: Vec<(usize, usize)> =
+        HEADS.iter().flat_map(|&head| (1..=MAX_TAIL).map(move |tail| (head, tail))).collect();
+    pairs.sort_by_key(|&(head, tail)| (head + tail, head));
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::Verdict;
+
+    /// A magic, frames of width, height and width by height pixels, each
+    /// pixel below 0x80; interesting when a frame holds the pixel 0xEE.
+    fn frame_with_ee(input: &[u8]) -> Verdict {
+        let Some(mut rest) = input.strip_prefix(b"FRM1") else { return Verdict::Boring };
+        while let [width, height, after @ ..] = rest {
+            let Some(pixels) = after.get(..usize::from(*width) * usize::from(*height)) else {
+                return Verdict::Boring;
+            };
+            if pixels.contains(&0xEE) {
+                return Verdict::Interesting(Vec::new());
+            }
+            rest = &after[pixels.len()..];
+        }
+        Verdict::Boring
+    }
+
+    #[test]
+    fn keeps_the_magic_and_the_last_frame() {
+        let mut input = b"FRM1".to_vec();
+        for i in 0..20u8 {
+            let (width, height) = (i % 7 + 1, i % 5 + 2);
+            input.extend([width, height]);
+            input.extend((0..u16::from(width) * u16::from(height)).map(|p| (p as u8 ^ i) & 0x7F));
+        }
+        input.extend([1, 1, 0xEE]);
+        let mut tests = 0;
+        let counted = |input: &[u8]| {
+            tests += 1;
+            frame_with_ee(input)
+        };
+        assert_eq!(run("keep-ends", &input, counted), b"FRM1\x01\x01\xEE");
+        assert!(tests <= 12, "{tests} tests");
+    }
+
+    #[test]
+    fn tries_each_pair_once_where_the_bug_needs_more_than_the_ends() {
+        let input: Vec<u8> = (0..200u8).collect();
+        let mut tests = 0;
+        let needs_byte_100 = |input: &[u8]| {
+            tests += 1;
+            Verdict::from_bool(input.contains(&100) && input.len() > 1)
+        };
+        run("keep-ends", &input, needs_byte_100);
+        assert_eq!(tests, 1 + 2 * super::MAX_TAIL, "the initial run and every pair once");
+    }
+}

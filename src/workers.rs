@@ -1,5 +1,8 @@
 //! Worker threads, each with an executor of its own (its own fork server) started at its first job, fed jobs and drained of events through crossbeam channels while the caller's thread coordinates; shared by the batch and the corpus modes.
 
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::exec::RunningGroup;
@@ -12,8 +15,9 @@ pub trait Work<J, V>: Sync {
     /// Starts a worker's executor; its running test is published in `running` (for Ctrl-C).
     fn start(&self, running: RunningGroup) -> anyhow::Result<Self::Executor>;
     /// Does one job on `slot`'s worker; `events` takes reports sent while it runs.
-    fn handle(&self, slot: &Slot, executor: &mut Self::Executor, job: J, events: &Sender<V>) -> V;
-    /// The event for a job that could not run because the executor did not start.
+    fn handle(&self, slot: &Slot, executor: &mut Self::Executor, job: &J, events: &Sender<V>) -> V;
+    /// The event for a job that could not run: the executor did not start, or
+    /// the job panicked (a bug of ours; the others go on).
     fn failed(&self, job: J, error: String) -> V;
 }
 
@@ -51,7 +55,10 @@ pub fn with_workers<J: Send, V: Send, W: Work<J, V>, R>(
 }
 
 /// One worker: starts its executor at the first job and keeps it; a failed
-/// start fails that job and is tried again at the next.
+/// start fails that job and is tried again at the next. A job that panics
+/// fails with the panic's message (printed too, by the panic hook) and the
+/// worker goes on with a new executor: a dead worker would leave the
+/// coordinator waiting for its event forever.
 fn serve<J, V, W: Work<J, V>>(work: &W, slot: &Slot, jobs: &Receiver<J>, events: &Sender<V>) {
     let mut executor: Option<W::Executor> = None;
     for job in jobs {
@@ -64,12 +71,21 @@ fn serve<J, V, W: Work<J, V>>(work: &W, slot: &Slot, jobs: &Receiver<J>, events:
                 }
             }
         }
-        let executor = executor.as_mut().expect("started");
-        let event = work.handle(slot, executor, job, events);
+        let running = executor.as_mut().expect("started");
+        let handled = catch_unwind(AssertUnwindSafe(|| work.handle(slot, running, &job, events)));
+        let event = handled.unwrap_or_else(|panic| {
+            executor = None;
+            work.failed(job, format!("internal error (please report it): {}", panic_message(&*panic)))
+        });
         if events.send(event).is_err() {
             return;
         }
     }
+}
+
+/// What a panic said, when it said it with a string.
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic.downcast_ref::<&str>().copied().or(panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("a panic")
 }
 
 #[cfg(test)]
@@ -95,10 +111,11 @@ mod tests {
             &self,
             _slot: &Slot,
             runs: &mut u64,
-            job: u64,
+            job: &u64,
             _events: &Sender<Result<u64, String>>,
         ) -> Result<u64, String> {
             *runs += 1;
+            assert_ne!(*job, 13, "unlucky");
             Ok(job * job)
         }
 
@@ -121,5 +138,16 @@ mod tests {
             vec![events.recv().unwrap()]
         });
         assert_eq!(failed, [Err(String::from("no executor"))]);
+    }
+
+    #[test]
+    fn a_job_that_panics_fails_and_the_worker_goes_on() {
+        let interrupt = Interrupt::default();
+        let results: Vec<_> = with_workers(&Squares { fail_start: false }, 1, &interrupt, |jobs, events| {
+            [13, 3].into_iter().for_each(|n| jobs.send(n).unwrap());
+            (0..2).map(|_| events.recv().unwrap()).collect()
+        });
+        assert!(matches!(&results[0], Err(e) if e.contains("unlucky")), "{results:?}");
+        assert_eq!(results[1], Ok(9));
     }
 }

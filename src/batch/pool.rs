@@ -81,11 +81,11 @@ impl<B: Backend> Work<Job, Event> for BatchWork<'_, B> {
         self.backend.start(running)
     }
 
-    fn handle(&self, slot: &Slot, executor: &mut B::Executor, job: Job, events: &Sender<Event>) -> Event {
+    fn handle(&self, slot: &Slot, executor: &mut B::Executor, job: &Job, events: &Sender<Event>) -> Event {
         match job {
             Job::Triage { index, bytes } => {
-                let result = executor.run(&bytes).map(|o| Signature::of(&o)).map_err(|e| format!("{e:#}"));
-                Event::Triaged { index, result }
+                let result = executor.run(bytes).map(|o| Signature::of(&o)).map_err(|e| format!("{e:#}"));
+                Event::Triaged { index: *index, result }
             }
             Job::Minimize(job) => {
                 let (worker, id) = (slot.index, job.id.clone());
@@ -97,7 +97,7 @@ impl<B: Backend> Work<Job, Event> for BatchWork<'_, B> {
                     let _ = events.send(Event::Slip { id: id.clone(), signature, input });
                 };
                 let reporting = Reporting { progress: &mut progress, slip: &mut slip };
-                let done = minimize_bug(self.backend, executor, &job, self.settings, &slot.running, reporting);
+                let done = minimize_bug(self.backend, executor, job, self.settings, &slot.running, reporting);
                 Event::Finished(Box::new(done))
             }
         }

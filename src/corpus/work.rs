@@ -119,33 +119,33 @@ impl Work<Job, Event> for CorpusWork<'_> {
         Ok(Runner::new(coverage, recording))
     }
 
-    fn handle(&self, slot: &Slot, runner: &mut Runner, job: Job, events: &Sender<Event>) -> Event {
+    fn handle(&self, slot: &Slot, runner: &mut Runner, job: &Job, events: &Sender<Event>) -> Event {
         match job {
-            Job::Measure { index, bytes } => Event::Measured { index, result: runner.measure(&bytes) },
+            Job::Measure { index, bytes } => Event::Measured { index: *index, result: runner.measure(bytes) },
             Job::Check { index, parts } => {
-                Event::Checked { index, results: parts.iter().map(|bytes| runner.measure(bytes)).collect() }
+                Event::Checked { index: *index, results: parts.iter().map(|bytes| runner.measure(bytes)).collect() }
             }
             Job::Shrink { index, .. } if self.interrupt.is_raised() => {
-                Event::Shrunk { index, result: Err(String::from("interrupted")) }
+                Event::Shrunk { index: *index, result: Err(String::from("interrupted")) }
             }
             Job::Shrink { index, bytes, required } => {
-                let worker = slot.index;
+                let (worker, index) = (slot.index, *index);
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let result = shrink_and_split(runner, &bytes, &required, &self.reduce, &mut progress);
+                let result = shrink_and_split(runner, bytes, required, &self.reduce, &mut progress);
                 Event::Shrunk { index, result }
             }
             Job::Join { index, .. } if self.interrupt.is_raised() => {
-                Event::Joined { index, result: Ok(Joined::default()) }
+                Event::Joined { index: *index, result: Ok(Joined::default()) }
             }
             Job::Join { index, a, b, required, saved } => {
-                let worker = slot.index;
+                let (worker, index) = (slot.index, *index);
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
                 let pair = (&a[..], b.as_deref());
-                let result = join_and_shrink(runner, pair, &required, saved.as_deref(), &self.reduce, &mut progress);
+                let result = join_and_shrink(runner, pair, required, saved.as_deref(), &self.reduce, &mut progress);
                 Event::Joined { index, result }
             }
         }

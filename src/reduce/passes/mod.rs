@@ -18,6 +18,7 @@ mod ends;
 mod lengths;
 mod lower;
 mod prefix;
+mod products;
 mod records;
 mod sort;
 mod trim;
@@ -80,6 +81,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
+    PassDef { name: "shrink-products", tier: Tier::Shrink, guarantee: false, step: products::step },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },

@@ -29,9 +29,18 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let tc = sh.shared();
     let untyped = tc.examples.is_empty() && tc.draws.is_empty();
     chooser.choose(usize::from(untyped && sh.pass_stats().tests == 0 && tc.len() >= MIN_LEN), |_| true)?;
-    for (head, tail) in pairs().into_iter().take_while(|&(head, tail)| head + tail < tc.len()) {
-        let candidate = [&tc.bytes[..head], &tc.bytes[tc.len() - tail..]].concat();
-        if sh.consider(candidate)? {
+    let candidates: Vec<Vec<u8>> = pairs()
+        .into_iter()
+        .take_while(|&(head, tail)| head + tail < tc.len())
+        .map(|(head, tail)| [&tc.bytes[..head], &tc.bytes[tc.len() - tail..]].concat())
+        .collect();
+    for (i, candidate) in candidates.iter().enumerate() {
+        // One step tries them all: the oracle tests the next ones at once.
+        let width = sh.wants_prediction();
+        if width > 0 {
+            sh.hint(candidates[i..].iter().take(width).cloned().collect(), false);
+        }
+        if sh.consider(candidate.clone())? {
             break;
         }
     }

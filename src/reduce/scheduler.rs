@@ -32,10 +32,6 @@ struct PassState {
     budget: u32,
 }
 
-/// The least budget of a pass that never paid: halved from `max_failures`
-/// each round.
-const MIN_BUDGET: u32 = 4;
-
 struct Scheduler {
     passes: Vec<PassState>,
     rng: fastrand::Rng,
@@ -162,19 +158,20 @@ impl Scheduler {
     }
 
     /// Records whether pass `p` paid: a pass that has not paid once in this
-    /// reduction has its budget halved (down to [`MIN_BUDGET`]) each time,
+    /// reduction has its budget halved (down to `min_failures`) each time,
     /// so a move the input's format never takes costs less round after
     /// round; one that paid keeps `max_failures` (its successes come
     /// sporadically: halving theirs too left typed inputs reduced as bytes,
     /// `--no-structure`, at other local minima, `scene` 154 bytes for 20).
     fn settle(&mut self, sh: &Shrinker<'_>, p: usize, paid: bool) {
         let max_failures = sh.options().max_failures.max(1);
+        let min_failures = sh.options().min_failures.clamp(1, max_failures);
         let state = &mut self.passes[p];
         state.paid = paid;
         if sh.stats.passes[state.stats].successes > 0 {
             state.budget = max_failures;
         } else {
-            state.budget = (state.budget / 2).max(MIN_BUDGET.min(max_failures));
+            state.budget = (state.budget / 2).max(min_failures);
         }
     }
 
@@ -286,5 +283,41 @@ impl Scheduler {
             .extend(then.iter().map(|&(q, exhaustive)| position(q, (!exhaustive).then_some(self.passes[q].budget))));
         let rng = matches!(sh.options().order, Order::Random { .. }).then(|| self.rng.clone());
         speculate::predict(sh, &positions, rng);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::reduce::{reduce_with, Quiet, ReduceOptions, Reduction, Verdict};
+
+    /// Noise holding `F`, `U` and `Z` in that order, far apart.
+    fn reduce(min_failures: u32) -> Reduction {
+        let mut rng = fastrand::Rng::with_seed(5);
+        let mut input: Vec<u8> = (0..2000).map(|_| rng.u8(b'a'..=b'z')).collect();
+        input.retain(|b| !b"FUZ".contains(b));
+        for (at, marker) in [(300, b'F'), (1100, b'U'), (1700, b'Z')] {
+            input.insert(at, marker);
+        }
+        // And at least 40 bytes from `q` on: many rounds, each a few bytes.
+        let in_order = |input: &[u8]| {
+            let mut rest = input.iter();
+            let markers = b"FUZ".iter().all(|marker| rest.any(|b| b == marker));
+            Verdict::from_bool(markers && input.iter().filter(|&&b| b >= b'q').count() >= 40)
+        };
+        let options = ReduceOptions { min_failures, ..ReduceOptions::default() };
+        reduce_with(&input, in_order, &options, &mut Quiet).unwrap()
+    }
+
+    /// Tests of the passes that never paid.
+    fn fruitless(reduction: &Reduction) -> u64 {
+        reduction.stats.passes.iter().filter(|p| p.successes == 0).map(|p| p.tests).sum()
+    }
+
+    #[test]
+    fn a_pass_that_never_pays_costs_less_round_after_round() {
+        let (halved, kept) = (reduce(4), reduce(u32::MAX));
+        assert_eq!(halved.best.bytes, kept.best.bytes);
+        assert!(halved.stats.tests < kept.stats.tests, "{} against {}", halved.stats.tests, kept.stats.tests);
+        assert!(fruitless(&halved) < fruitless(&kept), "{} against {}", fruitless(&halved), fruitless(&kept));
     }
 }

@@ -3,7 +3,8 @@
 //! Rounds run the passes in tier order (cheap deletions, costlier shrinking
 //! moves, then lowering, which only runs in a round where nothing shorter was
 //! found, since shortlex puts size first). Each pass takes steps until its choices are used up on the
-//! current test case or it fails `max_failures` tested steps in a row; its
+//! current test case or it fails its budget of tested steps in a row
+//! (`max_failures`, halved each round for a pass that never paid); its
 //! place is kept, so the next round resumes it there. A success in a later
 //! tier sends the round back to the cheap deletions (multi-course with
 //! adaptive restart), and after each round passes that paid move ahead of

@@ -133,6 +133,12 @@ impl TestCase {
         self.examples.is_empty() && !self.draws.is_empty()
     }
 
+    /// Whether nothing typed was recorded, no example and no draw: raw
+    /// bytes (a `&[u8]` target, `--exec`, `--no-structure`).
+    pub fn untyped(&self) -> bool {
+        self.examples.is_empty() && self.draws.is_empty()
+    }
+
     /// Per byte, whether its value is left to `lower-draws`: a byte of a
     /// number on an input that draws alone describe. There the number is
     /// lowered by value (zero, one, half, one less), and a byte of a `u64`

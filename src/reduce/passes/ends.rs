@@ -10,7 +10,7 @@
 //! shortest first, behind no header (tails up to 16 bytes) or the usual
 //! four-byte magic (`IMG1`, `RIFF`, `%PDF`; tails up to 128 bytes:
 //! `asan_overread`'s crashing frame is 79 bytes, behind 24 others that went
-//! a field and a byte at a time, 1,492 tests where it now takes 561).
+//! a field and a byte at a time: 1,492 tests before this pass, 561 with it).
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};
@@ -27,8 +27,7 @@ const MIN_LEN: usize = 64;
 /// their tests once, not again each time lowering changed a tail byte).
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let untyped = tc.examples.is_empty() && tc.draws.is_empty();
-    chooser.choose(usize::from(untyped && sh.pass_stats().tests == 0 && tc.len() >= MIN_LEN), |_| true)?;
+    chooser.choose(usize::from(tc.untyped() && sh.pass_stats().tests == 0 && tc.len() >= MIN_LEN), |_| true)?;
     let candidates: Vec<Vec<u8>> = pairs()
         .into_iter()
         .take_while(|&(head, tail)| head + tail < tc.len())

@@ -114,7 +114,7 @@ fn chain_starts(bytes: &[u8], layout: Layout) -> Vec<(f64, Layout, usize)> {
 /// down), and deletes the longest run of records ending with it that keeps
 /// the input interesting.
 pub(crate) fn delete_runs(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    if !sh.best().examples.is_empty() || !sh.best().draws.is_empty() {
+    if !sh.best().untyped() {
         return Err(Halt::Dead);
     }
     let bytes = sh.best().bytes.clone();

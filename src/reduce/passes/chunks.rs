@@ -22,8 +22,16 @@ const COARSE_MIN_LEN_DRAWS: usize = 128;
 
 /// Chooses a chunk size (a power of two, largest first) and a chunk, and
 /// deletes it.
+///
+/// Not on inputs with draws when minimizing a crash (lowering on): every
+/// read is recorded there, and example, block, leaf and contents deletions
+/// left it nothing on the typed samples (104 tests without a success; with
+/// it gone `scene` 238 tests to 215, `orders` 236 to 215, every result the
+/// same). A corpus's shrink (lowering off) keeps it: cut there, `scene`'s
+/// corpus grew from 18,366 bytes to 19,032, `config`'s 10,528 to 10,870.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    if sh.best().draws_only() {
+    let typed_crash = sh.options().lowering && !sh.best().draws.is_empty();
+    if sh.best().draws_only() || typed_crash {
         return Err(Halt::Dead);
     }
     delete_chunk(sh, chooser, usize::MAX)
@@ -55,11 +63,34 @@ fn delete_chunk(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, max_levels: us
 #[cfg(test)]
 mod tests {
     use super::super::testkit::run;
-    use crate::reduce::Verdict;
+    use crate::reduce::{run_pass, Example, ReduceOptions, TestCase, Verdict};
 
     #[test]
     fn deletes_chunks_down_to_single_bytes() {
         let three_xs = |input: &[u8]| Verdict::from_bool(input.iter().filter(|&&b| b == b'X').count() >= 3);
         assert_eq!(run("delete-chunks", b"..X....X.......X..", three_xs), b"XXX");
+    }
+
+    /// A typed input (a derived value over one-byte draws) holding three
+    /// `X`s: a crash's minimization leaves it to the structured deletions,
+    /// a corpus's shrink (lowering off) cuts chunks.
+    #[test]
+    fn leaves_a_typed_crash_to_the_structured_deletions() {
+        let three_xs = |input: &[u8]| {
+            if input.iter().filter(|&&b| b == b'X').count() < 3 {
+                return Verdict::Boring;
+            }
+            let len = input.len();
+            let draws = (0..len).map(|i| Example::new(i..i + 1, len..len, "draw:le:1", 1));
+            Verdict::Interesting(std::iter::once(Example::new(0..len, len..len, "Thing", 0)).chain(draws).collect())
+        };
+        let input = b"..X....X.......X..";
+        let Verdict::Interesting(examples) = three_xs(input) else { unreachable!() };
+        let reduce = |options: &ReduceOptions| {
+            let initial = TestCase::new(input.to_vec(), examples.clone());
+            run_pass("delete-chunks", initial, three_xs, options).unwrap().best.bytes
+        };
+        assert_eq!(reduce(&ReduceOptions::default()), input);
+        assert_eq!(reduce(&ReduceOptions { lowering: false, ..ReduceOptions::default() }), b"XXX");
     }
 }

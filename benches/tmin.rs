@@ -4,7 +4,8 @@
 //! cargo bench --bench tmin                 # every sample in corpus-samples/
 //! cargo bench --bench tmin -- vm           # samples whose folder contains "vm"
 //! BENCH_TMIN_LIMIT=120 cargo bench --bench tmin   # per-run wall limit, seconds (default 300)
-//! BENCH_TMIN_SEED=1 cargo bench --bench tmin      # `-seed=1` for tmin: every step repeatable
+//! BENCH_TMIN_SEED=4 cargo bench --bench tmin      # tmin's seeds 4, 5, 6 (default 1, 2, 3)
+//! BENCH_TMIN_RUNS=1 cargo bench --bench tmin      # one tmin run per setting (default 3 of the default)
 //! BENCH_STATS=1 cargo bench --bench tmin -- tlv   # our per-pass tests in the notes too
 //! ```
 //!
@@ -19,7 +20,7 @@
 //!   without the first runs, the re-run, the cross-check and the start).
 //! - **tmin**: `cargo fuzz build --sanitizer S TARGET` (untimed, normally
 //!   up to date), then, timed, `cargo fuzz tmin --sanitizer S [-r 1000] TARGET
-//!   CRASH -- -timeout=T -artifact_prefix=DIR/`. `-r` is libFuzzer's `-runs`:
+//!   CRASH -- -timeout=T -seed=S -artifact_prefix=DIR/`. `-r` is libFuzzer's `-runs`:
 //!   each minimization step is a child process trying up to N mutations of the
 //!   current input (255 by default), and tmin stops when a step finds no
 //!   smaller crash. The prefix sends every `minimized-from-*` file to a scratch
@@ -72,8 +73,12 @@
 //! sanitizer libFuzzer's crash handler cannot run on the overflowed stack, so
 //! the step writes no file and cargo fuzz exits 1) its two executions would be
 //! set against our thousands; the all-samples totals are printed next to them.
-//! tmin is random (libFuzzer's mutations, a new seed per process unless
-//! `BENCH_TMIN_SEED`), so its sizes differ from run to run. Run without
+//! tmin is random (libFuzzer's mutations): its executions moved by a factor
+//! of two between runs (`vm` 547 then 1,074; `commands` 853 then 256, left
+//! unminimized), so the default setting runs three times, with libFuzzer's
+//! `-seed` 1, 2 and 3 (`BENCH_TMIN_SEED` the first, `BENCH_TMIN_RUNS` how
+//! many), and the table shows the run with the median executions; `-r 1000`
+//! runs once, with the first seed. Run without
 //! `--bench` (as `cargo test --benches` does) it only lists the samples.
 
 #[path = "support/cargo_fuzz.rs"]
@@ -378,8 +383,8 @@ fn ours(sample: &Sample, scratch: &Path, limit: Duration, host: &str) -> (Measur
     (measured, extra)
 }
 
-/// The `cargo fuzz tmin` command: `[--target-dir] [-r RUNS] TARGET CRASH -- -timeout=T -artifact_prefix=DIR/`.
-fn tmin_command(sample: &Sample, crash: &Path, runs: Option<u32>, artifacts: &Path) -> Command {
+/// The `cargo fuzz tmin` command: `[--target-dir] [-r RUNS] TARGET CRASH -- -timeout=T -seed=S -artifact_prefix=DIR/`.
+fn tmin_command(sample: &Sample, crash: &Path, runs: Option<u32>, seed: u64, artifacts: &Path) -> Command {
     let mut command = Command::new(cargo());
     command.current_dir(root()).args(["fuzz", "tmin", "--sanitizer", sample.sanitizer()]);
     if let Some(dir) = sample.target_dir() {
@@ -390,10 +395,8 @@ fn tmin_command(sample: &Sample, crash: &Path, runs: Option<u32>, artifacts: &Pa
     }
     command.arg(&sample.target).arg(crash).arg("--");
     command.arg(format!("-timeout={}", sample.timeout_secs()));
-    if let Ok(seed) = std::env::var("BENCH_TMIN_SEED") {
-        // Every step's child inherits it: the whole minimization is repeatable.
-        command.arg(format!("-seed={seed}"));
-    }
+    // Every step's child inherits it: the whole minimization is repeatable.
+    command.arg(format!("-seed={seed}"));
     // libFuzzer's last flag wins over cargo-fuzz's `-artifact_prefix=fuzz/artifacts/TARGET/`.
     let mut prefix = OsString::from("-artifact_prefix=");
     prefix.push(artifacts.join(""));
@@ -429,14 +432,15 @@ fn tmin_story(log: &str) -> String {
     format!("{steps} step{}, {end}", if steps == 1 { "" } else { "s" })
 }
 
-/// Minimizes the sample with `cargo fuzz tmin [-r RUNS]`, timed and counted.
-fn tmin(sample: &Sample, scratch: &Path, runs: Option<u32>, limit: Duration, host: &str) -> Measured {
-    let label = runs.map_or("tmin".to_owned(), |r| format!("tmin-r{r}"));
+/// Minimizes the sample with `cargo fuzz tmin [-r RUNS]` and libFuzzer's
+/// `-seed`, timed and counted.
+fn tmin(sample: &Sample, scratch: &Path, runs: Option<u32>, seed: u64, limit: Duration, host: &str) -> Measured {
+    let label = runs.map_or("tmin".to_owned(), |r| format!("tmin-r{r}")) + &format!("-seed{seed}");
     let dir = scratch.join(format!("{}-{label}", sample.name));
     let crash = crash_copy(sample, &dir);
     let (artifacts, counter) = (dir.join("artifacts"), dir.join("count"));
     std::fs::create_dir_all(&artifacts).expect("create the artifacts directory");
-    let mut command = tmin_command(sample, &crash, runs, &artifacts);
+    let mut command = tmin_command(sample, &crash, runs, seed, &artifacts);
     command.env("PLANTED_COUNT_FILE", &counter);
     // cargo-fuzz creates `fuzz/artifacts/TARGET/` even though libFuzzer writes
     // elsewhere: the directories that were not there are removed (when empty).
@@ -755,12 +759,40 @@ fn measure(sample: &Sample, scratch: &Path, limit: Duration, host: &str) -> Row 
     warm_up(sample, scratch, limit);
     eprintln!("tmin bench: {}: ours", sample.name);
     let (ours, extra) = ours(sample, scratch, limit, host);
-    eprintln!("tmin bench: {}: cargo fuzz tmin", sample.name);
-    let tmin_default = tmin(sample, scratch, None, limit, host);
-    eprintln!("tmin bench: {}: cargo fuzz tmin -r 1000", sample.name);
-    let tmin_1000 = tmin(sample, scratch, Some(1000), limit, host);
+    let seeds = tmin_seeds();
+    let mut runs: Vec<Measured> = seeds
+        .clone()
+        .map(|seed| {
+            eprintln!("tmin bench: {}: cargo fuzz tmin -seed={seed}", sample.name);
+            tmin(sample, scratch, None, seed, limit, host)
+        })
+        .collect();
+    let tmin_default = median_run(&mut runs, seeds.start);
+    eprintln!("tmin bench: {}: cargo fuzz tmin -r 1000 -seed={}", sample.name, seeds.start);
+    let tmin_1000 = tmin(sample, scratch, Some(1000), seeds.start, limit, host);
     let input = std::fs::metadata(&sample.crash).map_or(0, |m| m.len());
     Row { name: sample.name.clone(), input, ours, extra, tmin: tmin_default, tmin_1000 }
+}
+
+/// The seeds of tmin's default runs: `BENCH_TMIN_SEED` (default 1) and the
+/// `BENCH_TMIN_RUNS - 1` (default 2) after it.
+fn tmin_seeds() -> std::ops::Range<u64> {
+    let var = |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    let first = var("BENCH_TMIN_SEED", 1);
+    first..first + var("BENCH_TMIN_RUNS", 3).max(1)
+}
+
+/// The run with the median executions (the lower middle of an even count),
+/// its note naming every run's seed and executions.
+fn median_run(runs: &mut Vec<Measured>, first_seed: u64) -> Measured {
+    let all: Vec<String> =
+        runs.iter().enumerate().map(|(i, m)| format!("seed {}: {}", first_seed + i as u64, m.execs)).collect();
+    runs.sort_by_key(|m| m.execs);
+    let mut median = runs.swap_remove((runs.len() - 1) / 2);
+    if all.len() > 1 {
+        median.note = format!("median of {} runs by executions ({}); {}", all.len(), all.join(", "), median.note);
+    }
+    median
 }
 
 fn describe_sample(sample: &Sample) -> String {

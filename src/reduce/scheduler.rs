@@ -8,8 +8,9 @@
 //! place is kept, so the next round resumes it there. A success in a later
 //! tier sends the round back to the cheap deletions (multi-course with
 //! adaptive restart; after a lowering success they only glance, with a
-//! smaller budget, before lowering resumes), and after each round passes that paid move ahead of
-//! those that did not within their tier. When a round finds nothing, a final
+//! smaller budget, before lowering resumes), and after each round passes
+//! that paid move ahead of those that did not within their tier. When a
+//! round finds nothing, a final
 //! round runs the guarantee passes to exhaustion; the reduction ends when
 //! that finds nothing either.
 

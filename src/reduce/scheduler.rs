@@ -10,9 +10,8 @@
 //! adaptive restart; after a lowering success they only glance, with a
 //! smaller budget, before lowering resumes), and after each round passes
 //! that paid move ahead of those that did not within their tier. When a
-//! round finds nothing, a final
-//! round runs the guarantee passes to exhaustion; the reduction ends when
-//! that finds nothing either.
+//! round finds nothing, a final round runs the guarantee passes to
+//! exhaustion; the reduction ends when that finds nothing either.
 
 use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};

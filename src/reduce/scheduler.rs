@@ -1,17 +1,18 @@
 //! The scheduler: which pass runs when, for how long, demotion, restarts, and the final 1-minimality round.
 //!
 //! Rounds run the passes in tier order (cheap deletions, costlier shrinking
-//! moves, then lowering, which only runs in a round where nothing shorter was
-//! found, since shortlex puts size first). Each pass takes steps until its choices are used up on the
-//! current test case or it fails its budget of tested steps in a row
-//! (`max_failures`, halved each round for a pass that never paid); its
-//! place is kept, so the next round resumes it there. A success in a later
-//! tier sends the round back to the cheap deletions (multi-course with
-//! adaptive restart; after a lowering success they only glance, with a
-//! smaller budget, before lowering resumes), and after each round passes
-//! that paid move ahead of those that did not within their tier. When a
-//! round finds nothing, a final round runs the guarantee passes to
-//! exhaustion; the reduction ends when that finds nothing either.
+//! moves, then lowering, which only runs in a round where nothing shorter
+//! was found, since shortlex puts size first). Each pass takes steps until
+//! its choices are used up on the current test case or it fails its budget
+//! of tested steps in a row (`max_failures`, halved each round for a pass
+//! that never paid); its place is kept, so the next round resumes it there.
+//! A success in a later tier sends the round back to the cheap deletions
+//! (multi-course with adaptive restart; after a lowering success, and
+//! always on raw bytes, they only glance, with a smaller budget, before the
+//! costlier moves run), and after each round passes that paid move ahead of
+//! those that did not within their tier. When a round finds nothing, a
+//! final round runs the guarantee passes to exhaustion; the reduction ends
+//! when that finds nothing either.
 
 use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};
@@ -25,6 +26,22 @@ type Budget = Option<u32>;
 
 /// A deletion's budget in a round after a lowering success (`budget`).
 const GLANCE: u32 = 8;
+
+/// What decides whether the deletions only glance in a round.
+#[derive(Clone, Copy)]
+struct Glance {
+    /// The tier of the last pass that paid.
+    after: Option<Tier>,
+    /// Whether the best test case is raw bytes ([`TestCase::untyped`]).
+    untyped: bool,
+}
+
+impl Glance {
+    /// After a lowering success, and always on raw bytes.
+    fn applies(self) -> bool {
+        self.untyped || self.after == Some(Tier::Lower)
+    }
+}
 
 /// A pass and where it is in its choices.
 struct PassState {
@@ -52,8 +69,8 @@ pub(crate) fn run(mut shrinker: Shrinker<'_>) -> Reduction {
     let passes = PASSES.iter().filter(|p| lowering || p.tier < Tier::Lower).collect();
     let mut scheduler = Scheduler::new(&mut shrinker, passes);
     let stop = loop {
-        // A polish move that made the input shorter (`shrink-linked-payloads`)
-        // sends it back to the rounds, so the result stays 1-minimal.
+        // A polish move that made the input shorter sends it back to the
+        // rounds, so the result stays 1-minimal.
         match scheduler.rounds(&mut shrinker) {
             StopReason::Done => {}
             stop => break stop,
@@ -120,9 +137,9 @@ impl Scheduler {
         // After a lowering success only the cheap deletions look again (the
         // new values may let one through); the costlier moves wait for a
         // deletion to succeed or for the final round.
-        let mut after_lowering = false;
+        let mut last_paid = None;
         loop {
-            let progress = match self.round(sh, &order, &mut after_lowering) {
+            let progress = match self.round(sh, &order, &mut last_paid) {
                 Ok(progress) => progress,
                 Err(stop) => return stop,
             };
@@ -141,7 +158,14 @@ impl Scheduler {
     }
 
     /// One round over the passes in `order`; returns whether any paid.
-    fn round(&mut self, sh: &mut Shrinker<'_>, order: &[usize], after_lowering: &mut bool) -> Result<bool, StopReason> {
+    /// `last_paid` is the tier of the last pass that paid, in this round or
+    /// the one before.
+    fn round(
+        &mut self,
+        sh: &mut Shrinker<'_>,
+        order: &[usize],
+        last_paid: &mut Option<Tier>,
+    ) -> Result<bool, StopReason> {
         let mut progress = false;
         for (i, &p) in order.iter().enumerate() {
             let tier = self.passes[p].def.tier;
@@ -149,15 +173,16 @@ impl Scheduler {
                 // Size first: lower only once nothing shorter turns up.
                 break;
             }
-            if *after_lowering && tier == Tier::Shrink {
+            let glance = Glance { after: *last_paid, untyped: sh.best().untyped() };
+            if glance.after == Some(Tier::Lower) && tier == Tier::Shrink {
                 continue;
             }
-            let then = self.following(&order[i + 1..], progress, *after_lowering);
-            let paid = self.run_pass(sh, p, Some(self.budget(p, *after_lowering)), &then)?;
+            let then = self.following(&order[i + 1..], progress, glance);
+            let paid = self.run_pass(sh, p, Some(self.budget(p, glance)), &then)?;
             self.settle(sh, p, paid);
             progress |= paid;
             if paid {
-                *after_lowering = tier == Tier::Lower;
+                *last_paid = Some(tier);
                 if tier != Tier::Delete {
                     break;
                 }
@@ -198,8 +223,10 @@ impl Scheduler {
         Ok(false)
     }
 
-    /// Pass `p`'s failure budget in a round: its own, or after a lowering
-    /// success, for a deletion, at most `GLANCE`. Those deletions only look
+    /// Pass `p`'s failure budget in a round: its own, or for a deletion
+    /// after a lowering success or on raw bytes, at most `GLANCE`.
+    ///
+    /// After lowering, the deletions only look
     /// whether the new values let one through (on the samples they never
     /// did); with a full budget each look on a small input was a proof of
     /// every byte (`scene`: a sweep of 22 tests at 18 bytes after each
@@ -210,9 +237,22 @@ impl Scheduler {
     /// between lowering passes) saved 2,231 but lowered whole 16 KiB inputs
     /// whose deletions a lowered value let through (reducers bench: 10,320
     /// tests to 20,220).
-    fn budget(&self, p: usize, after_lowering: bool) -> u32 {
+    ///
+    /// On raw bytes a deletion's failure streak most often comes just
+    /// before a shrinking move jumps (records, tails, products): there the
+    /// budget of 16 cost about 270 tests over the samples, most of them
+    /// proofs of every block on a few dozen bytes, after which the shrinking
+    /// move paid (`tlv`: 16 failed block deletions at 24 bytes, then
+    /// `shrink-payloads` took it to 20). Samples 2,154 tests to 2,063, no
+    /// result changed; reducers bench 10,327 tests to 9,191 and 721 bytes
+    /// to 481 (the 1 KiB XOR case 395 bytes to 155: another local minimum),
+    /// though "mode=debug" costs 247 to 344 (its block deletions pay after
+    /// streaks of 9 to 15). Glancing only after a shrinking success (the
+    /// first streak and one after a deletion that paid left whole) saved
+    /// less (2,103) and left `scene --no-structure` at 272 bytes for 20.
+    fn budget(&self, p: usize, glance: Glance) -> u32 {
         let pass = &self.passes[p];
-        if after_lowering && pass.def.tier == Tier::Delete {
+        if pass.def.tier == Tier::Delete && glance.applies() {
             pass.budget.min(GLANCE)
         } else {
             pass.budget
@@ -227,12 +267,12 @@ impl Scheduler {
 
     /// The passes a round runs after one that does not pay (`rest` follows it
     /// in the round's order), each with its budget.
-    fn following(&self, rest: &[usize], progress: bool, after_lowering: bool) -> Vec<(usize, Budget)> {
+    fn following(&self, rest: &[usize], progress: bool, glance: Glance) -> Vec<(usize, Budget)> {
         rest.iter()
             .map(|&q| (q, self.passes[q].def.tier))
             .take_while(|&(_, tier)| !(progress && tier == Tier::Lower))
-            .filter(|&(_, tier)| !(after_lowering && tier == Tier::Shrink))
-            .map(|(q, _)| (q, Some(self.budget(q, after_lowering))))
+            .filter(|&(_, tier)| !(glance.after == Some(Tier::Lower) && tier == Tier::Shrink))
+            .map(|(q, _)| (q, Some(self.budget(q, glance))))
             .collect()
     }
 
@@ -347,12 +387,12 @@ mod tests {
         reduction.stats.passes.iter().filter(|p| p.successes == 0).map(|p| p.tests).sum()
     }
 
-    /// After a lowering success the deletions glance (at most `GLANCE`
-    /// failures); every other pass, and every pass otherwise, keeps its own
-    /// budget.
+    /// After a lowering success, and on raw bytes always, the deletions
+    /// glance (at most `GLANCE` failures); every other pass, and on typed
+    /// inputs every pass otherwise, keeps its own budget.
     #[test]
-    fn deletions_only_glance_after_a_lowering_success() {
-        use super::{Scheduler, Shrinker, Tier, GLANCE, PASSES};
+    fn deletions_only_glance_after_a_lowering_success_or_on_raw_bytes() {
+        use super::{Glance, Scheduler, Shrinker, Tier, GLANCE, PASSES};
         use crate::reduce::TestCase;
         let options = ReduceOptions::default();
         let mut oracle = |_: &[u8]| Verdict::Boring;
@@ -360,9 +400,12 @@ mod tests {
         let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, &options, &mut quiet);
         let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
         for (p, pass) in PASSES.iter().enumerate() {
-            assert_eq!(scheduler.budget(p, false), options.max_failures, "{}", pass.name);
             let glance = if pass.tier == Tier::Delete { GLANCE } else { options.max_failures };
-            assert_eq!(scheduler.budget(p, true), glance, "{}", pass.name);
+            for after in [None, Some(Tier::Delete), Some(Tier::Shrink), Some(Tier::Lower)] {
+                let typed = if after == Some(Tier::Lower) { glance } else { options.max_failures };
+                assert_eq!(scheduler.budget(p, Glance { after, untyped: false }), typed, "{} {after:?}", pass.name);
+                assert_eq!(scheduler.budget(p, Glance { after, untyped: true }), glance, "{} {after:?}", pass.name);
+            }
         }
         assert!(GLANCE < options.max_failures);
     }

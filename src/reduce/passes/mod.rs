@@ -38,12 +38,11 @@ pub(crate) enum Tier {
     /// when nothing shorter is found, since shortlex puts size first.
     Lower,
     /// Once the reduction is done: spelling, moves that change how a value
-    /// is written, not what it is (an odd flag byte as one), and moves that
-    /// pay only from a reduced input (`shrink-linked-payloads`). Run to
+    /// is written, not what it is (an odd flag byte as one). Run to
     /// exhaustion at the end: earlier, a flag spelled one can take away the
     /// deletion a later round would find (`config`: 15 bytes instead of 9).
-    /// Spelling leaves the length as it is and no round follows; when one of
-    /// them made the input shorter, the rounds run again.
+    /// Spelling leaves the length as it is and no round follows; if a
+    /// polish move made the input shorter, the rounds would run again.
     Polish,
 }
 
@@ -81,6 +80,12 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
+    PassDef {
+        name: "shrink-linked-payloads",
+        tier: Tier::Shrink,
+        guarantee: false,
+        step: lengths::shrink_linked_payloads,
+    },
     PassDef { name: "shrink-products", tier: Tier::Shrink, guarantee: false, step: products::step },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
@@ -90,12 +95,6 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
-    PassDef {
-        name: "shrink-linked-payloads",
-        tier: Tier::Polish,
-        guarantee: false,
-        step: lengths::shrink_linked_payloads,
-    },
     PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
     PassDef { name: "round-tags", tier: Tier::Polish, guarantee: false, step: draws::round_tags },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },

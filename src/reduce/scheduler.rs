@@ -32,14 +32,14 @@ const GLANCE: u32 = 8;
 struct Glance {
     /// The tier of the last pass that paid.
     after: Option<Tier>,
-    /// Whether the best test case is raw bytes ([`TestCase::untyped`]).
-    untyped: bool,
+    /// Whether the best test case is raw bytes (`TestCase::untyped`).
+    raw: bool,
 }
 
 impl Glance {
     /// After a lowering success, and always on raw bytes.
     fn applies(self) -> bool {
-        self.untyped || self.after == Some(Tier::Lower)
+        self.raw || self.after == Some(Tier::Lower)
     }
 }
 
@@ -173,7 +173,7 @@ impl Scheduler {
                 // Size first: lower only once nothing shorter turns up.
                 break;
             }
-            let glance = Glance { after: *last_paid, untyped: sh.best().untyped() };
+            let glance = Glance { after: *last_paid, raw: sh.best().untyped() };
             if glance.after == Some(Tier::Lower) && tier == Tier::Shrink {
                 continue;
             }
@@ -403,8 +403,8 @@ mod tests {
             let glance = if pass.tier == Tier::Delete { GLANCE } else { options.max_failures };
             for after in [None, Some(Tier::Delete), Some(Tier::Shrink), Some(Tier::Lower)] {
                 let typed = if after == Some(Tier::Lower) { glance } else { options.max_failures };
-                assert_eq!(scheduler.budget(p, Glance { after, untyped: false }), typed, "{} {after:?}", pass.name);
-                assert_eq!(scheduler.budget(p, Glance { after, untyped: true }), glance, "{} {after:?}", pass.name);
+                assert_eq!(scheduler.budget(p, Glance { after, raw: false }), typed, "{} {after:?}", pass.name);
+                assert_eq!(scheduler.budget(p, Glance { after, raw: true }), glance, "{} {after:?}", pass.name);
             }
         }
         assert!(GLANCE < options.max_failures);

@@ -1,6 +1,7 @@
 //! The harness mode's set-up, shared by the single run and the batch: find the project and target, build the harness, start fork servers from it, and the command lines a summary shows.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::{anyhow, Context};
 
@@ -9,9 +10,10 @@ use crate::exec::{ForkServerConfig, ForkServerExecutor, RunningGroup};
 use crate::exit_code::{Exit, Failure};
 use crate::interrupt::Interrupt;
 use crate::options::ProjectOptions;
+use crate::project::harness::cargo_program;
 use crate::project::scratch::default_scratch_dir;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
-use crate::verify::{self, LibFuzzerCheck};
+use crate::verify::{self, LibFuzzerBuild, LibFuzzerCheck};
 
 /// How many features a coverage harness's run can report (4 MiB of shared memory).
 const FEATURE_CAPACITY: u32 = 1 << 20;
@@ -30,6 +32,8 @@ pub struct HarnessSetup {
     /// The built harness.
     pub harness: Harness,
     config: ForkServerConfig,
+    /// The cross-check's `cargo fuzz build`, once started ([`Self::start_libfuzzer_build`]).
+    libfuzzer_build: Mutex<Option<Result<LibFuzzerBuild, String>>>,
 }
 
 /// What the fork servers need besides the binary.
@@ -93,7 +97,15 @@ impl HarnessSetup {
             config.feature_capacity = FEATURE_CAPACITY;
         }
         config.env = options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
-        Ok(HarnessSetup { project, target: target.to_owned(), options: options.clone(), cwd, harness, config })
+        Ok(HarnessSetup {
+            project,
+            target: target.to_owned(),
+            options: options.clone(),
+            cwd,
+            harness,
+            config,
+            libfuzzer_build: Mutex::new(None),
+        })
     }
 
     /// The per-test limits its fork servers enforce.
@@ -148,12 +160,14 @@ impl HarnessSetup {
         if !self.options.verify_libfuzzer {
             return LibFuzzerCheck::skipped("--no-verify-libfuzzer");
         }
+        let started = self.libfuzzer_build.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if interrupt.is_raised() {
+            // The build runs in a process group of its own: dropped, it stops.
+            return LibFuzzerCheck::skipped("interrupted");
+        }
         let absolute = std::path::absolute(check.result).unwrap_or_else(|_| check.result.to_path_buf());
-        let result = verify::with_libfuzzer(&verify::Request {
-            project: &self.project,
-            target: &self.target,
-            options: &self.options,
-            cwd: &self.cwd,
+        let build = started.unwrap_or_else(|| self.libfuzzer_build());
+        let request = verify::Request {
             result: &absolute,
             expected: check.expected,
             level: check.level,
@@ -161,11 +175,25 @@ impl HarnessSetup {
             rss_limit_mb: self.config.rss_limit_mb,
             running: check.running,
             verbose: check.verbose,
-        });
+        };
+        let result = verify::with_libfuzzer(&request, build);
         if interrupt.is_raised() {
             return LibFuzzerCheck::skipped("interrupted");
         }
         result
+    }
+
+    /// Starts the cross-check's `cargo fuzz build` in the background (unless
+    /// `--no-verify-libfuzzer`): a no-op check once built, it then costs the
+    /// run nothing; the first check takes it. Dropped with the setup, it stops.
+    pub fn start_libfuzzer_build(&self) {
+        if self.options.verify_libfuzzer {
+            *self.libfuzzer_build.lock().unwrap_or_else(PoisonError::into_inner) = Some(self.libfuzzer_build());
+        }
+    }
+
+    fn libfuzzer_build(&self) -> Result<LibFuzzerBuild, String> {
+        LibFuzzerBuild::start(&cargo_program(), &self.project, &self.target, &self.options, &self.cwd)
     }
 }
 

@@ -7,11 +7,11 @@
 //! it with `-runs=1`. Its crash is compared with the harness's signature
 //! ([`Signature::matches_libfuzzer`]: libFuzzer's "deadly signal" stands for
 //! any signal). Without cargo-fuzz, or with `--no-verify-libfuzzer`, the check
-//! is skipped and the summary says why.
+//! is skipped and the summary says why. The build starts in the background
+//! as soon as the harness is built ([`LibFuzzerBuild`]).
 
-use std::ffi::OsString;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,10 +20,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::process::quote;
 use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
-use crate::options::ProjectOptions;
-use crate::project::harness::{cargo_program, command_line, host_triple, project_target_dir};
-use crate::project::{FuzzProject, Sanitizer};
+use crate::project::harness::cargo_program;
 use crate::signature::{Level, Signature};
+
+mod build;
+
+pub use build::LibFuzzerBuild;
 
 /// The cross-check's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -71,14 +73,6 @@ impl fmt::Display for LibFuzzerCheck {
 /// What the cross-check needs to know.
 #[derive(Debug)]
 pub struct Request<'a> {
-    /// The fuzz project.
-    pub project: &'a FuzzProject,
-    /// The fuzz target.
-    pub target: &'a str,
-    /// The user's build options (passed on to `cargo fuzz build`).
-    pub options: &'a ProjectOptions,
-    /// The working directory, for a relative `--target-dir`.
-    pub cwd: &'a Path,
     /// The result to run.
     pub result: &'a Path,
     /// The crash the harness had.
@@ -95,18 +89,24 @@ pub struct Request<'a> {
     pub verbose: bool,
 }
 
-/// Builds the target with `cargo fuzz build --sanitizer <the harness's>` and runs the result with it.
-pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
-    let cargo = cargo_program();
-    let installed = Command::new(&cargo)
-        .args(["fuzz", "--version"])
-        .stdin(Stdio::null())
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !installed {
-        return LibFuzzerCheck::skipped("cargo-fuzz is not installed; `cargo install cargo-fuzz` enables this check");
-    }
-    let binary = match build(request, &cargo) {
+/// Waits for `build` (`cargo fuzz build --sanitizer <the harness's>`,
+/// started in the background, or why it could not start) and runs the
+/// result with its binary.
+pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) -> LibFuzzerCheck {
+    let installed = || {
+        Command::new(cargo_program())
+            .args(["fuzz", "--version"])
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|output| output.status.success())
+    };
+    let finished = build.and_then(|build| {
+        if request.verbose {
+            eprintln!("verifying with libFuzzer: {}", build.line());
+        }
+        build.finish(&request.running, installed, request.verbose)
+    });
+    let binary = match finished {
         Ok(binary) => binary,
         Err(reason) => return LibFuzzerCheck::skipped(reason),
     };
@@ -138,54 +138,6 @@ pub fn with_libfuzzer(request: &Request) -> LibFuzzerCheck {
         None => (Verdict::No, format!("the cargo fuzz build does not crash on it ({})", outcome.status)),
     };
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
-}
-
-/// `cargo fuzz build --sanitizer SANITIZER [build flags] TARGET`; the binary's path, or why not.
-fn build(request: &Request, cargo: &OsString) -> Result<PathBuf, String> {
-    let project = request.project;
-    let sanitizer = request.options.flags.sanitizer;
-    let mut command = Command::new(cargo);
-    command.current_dir(request.cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
-    if sanitizer != Sanitizer::None {
-        // As for the harness: the same toolchain, its `-Zsanitizer` allowed on stable.
-        command.env("RUSTC_BOOTSTRAP", "1");
-    }
-    command.arg(&project.fuzz_dir);
-    command.args(request.options.flags.cargo_fuzz_args());
-    let target_dir = request.options.target_dir.as_ref().map(|dir| request.cwd.join(dir));
-    if let Some(dir) = &target_dir {
-        command.arg("--target-dir").arg(dir);
-    }
-    if let Some(jobs) = request.options.flags.jobs {
-        command.env("CARGO_BUILD_JOBS", jobs.to_string());
-    }
-    command.arg(request.target).stdin(Stdio::null());
-    let line = command_line(&command);
-    if request.verbose {
-        eprintln!("verifying with libFuzzer: {line}");
-    }
-    let started = Instant::now();
-    let output = command.output().map_err(|e| format!("cannot run `{line}`: {e}"))?;
-    if !output.status.success() {
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
-        let tail = lines[lines.len().saturating_sub(5)..].join("\n  ");
-        return Err(format!("`{line}` failed ({}):\n  {tail}", output.status));
-    }
-    let target_dir = match target_dir {
-        Some(dir) => dir,
-        None => project_target_dir(project, cargo).map_err(|e| e.to_string())?,
-    };
-    let host = host_triple(project).map_err(|e| e.to_string())?;
-    let profile = if request.options.flags.dev { "debug" } else { "release" };
-    let binary = target_dir.join(host).join(profile).join(request.target);
-    if !binary.is_file() {
-        return Err(format!("`{line}` succeeded but {} is not there", binary.display()));
-    }
-    if request.verbose {
-        eprintln!("built {} in {:.1?}", binary.display(), started.elapsed());
-    }
-    Ok(binary)
 }
 
 /// The `{:#?}` rendering of a typed target's input: libfuzzer-sys's typed

@@ -1,0 +1,251 @@
+//! The cross-check's build: `cargo fuzz build --sanitizer SANITIZER [flags] TARGET`, started in the background as soon as the harness is built, so that cargo's check (a no-op once built) overlaps the reduction instead of following it.
+//!
+//! The build runs in a process group of its own, its output in a scratch
+//! file (a pipe nobody reads until the end could fill and stall it). When
+//! the run ends without waiting for it (an input that does not crash, an
+//! error, Ctrl-C), dropping the build stops the whole group: no cargo or
+//! rustc is left behind holding the fuzz project's build lock.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+use nix::sys::signal::Signal;
+
+use crate::exec::process::signal_group;
+use crate::exec::RunningGroup;
+use crate::options::ProjectOptions;
+use crate::project::harness::{command_line, host_triple, project_target_dir};
+use crate::project::{FuzzProject, Sanitizer};
+
+/// Where the build's binary goes: `TARGET_DIR/HOST/PROFILE/TARGET`, found
+/// (`cargo metadata`, `rustc -vV`) on a thread while the build runs.
+fn locate_binary(
+    cargo: OsString,
+    project: FuzzProject,
+    target: String,
+    options: &ProjectOptions,
+    target_dir: Option<PathBuf>,
+) -> JoinHandle<Result<PathBuf, String>> {
+    let profile = if options.flags.dev { "debug" } else { "release" };
+    std::thread::spawn(move || {
+        let target_dir = match target_dir {
+            Some(dir) => dir,
+            None => project_target_dir(&project, &cargo).map_err(|e| e.to_string())?,
+        };
+        let host = host_triple(&project).map_err(|e| e.to_string())?;
+        Ok(target_dir.join(host).join(profile).join(target))
+    })
+}
+
+/// A `cargo fuzz build` under way (or done).
+#[derive(Debug)]
+pub struct LibFuzzerBuild {
+    child: Option<Child>,
+    /// cargo's stdout and stderr.
+    log: File,
+    line: String,
+    started: Instant,
+    /// Where the binary goes, being found.
+    binary: Option<JoinHandle<Result<PathBuf, String>>>,
+}
+
+impl LibFuzzerBuild {
+    /// Starts `cargo fuzz build` for `target` with the user's build options
+    /// (`cargo` is the program: `$CARGO` or `cargo`); why not, if it cannot start.
+    pub fn start(
+        cargo: &OsString,
+        project: &FuzzProject,
+        target: &str,
+        options: &ProjectOptions,
+        cwd: &Path,
+    ) -> Result<Self, String> {
+        let target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
+        let mut command = command(cargo, project, target, options, cwd, target_dir.as_deref());
+        let line = command_line(&command);
+        let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
+        let output = |log: &File| log.try_clone().map(Stdio::from);
+        let (stdout, stderr) = match (output(&log), output(&log)) {
+            (Ok(stdout), Ok(stderr)) => (stdout, stderr),
+            (Err(e), _) | (_, Err(e)) => return Err(format!("cannot make a scratch file for `{line}`: {e}")),
+        };
+        let child = command
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .process_group(0)
+            .spawn()
+            .map_err(|e| format!("cannot run `{line}`: {e}"))?;
+        let binary = locate_binary(cargo.clone(), project.clone(), target.to_owned(), options, target_dir);
+        Ok(LibFuzzerBuild { child: Some(child), log, line, started: Instant::now(), binary: Some(binary) })
+    }
+
+    /// The command line, for messages.
+    pub fn line(&self) -> &str {
+        &self.line
+    }
+
+    /// Waits for the build, its process group published in `running` (so
+    /// Ctrl-C stops it); the binary's path, or why there is none.
+    /// `installed` says whether cargo-fuzz is there, asked only when the
+    /// build failed (to say so rather than show cargo's error).
+    pub fn finish(
+        mut self,
+        running: &RunningGroup,
+        installed: impl FnOnce() -> bool,
+        verbose: bool,
+    ) -> Result<PathBuf, String> {
+        let line = self.line.clone();
+        let child = self.child.as_mut().expect("a build is finished once");
+        running.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
+        let status = child.wait();
+        running.store(0, Ordering::SeqCst);
+        let status = status.map_err(|e| format!("cannot wait for `{line}`: {e}"))?;
+        self.child = None;
+        if !status.success() {
+            if !installed() {
+                return Err("cargo-fuzz is not installed; `cargo install cargo-fuzz` enables this check".into());
+            }
+            return Err(format!("`{line}` failed ({status}):\n  {}", self.log_tail(5)));
+        }
+        let binary = self.binary.take().expect("a build is finished once").join();
+        let binary = binary.map_err(|_| format!("finding the binary of `{line}` failed"))??;
+        if !binary.is_file() {
+            return Err(format!("`{line}` succeeded but {} is not there", binary.display()));
+        }
+        if verbose {
+            eprintln!("built {} in {:.1?}", binary.display(), self.started.elapsed());
+        }
+        Ok(binary)
+    }
+
+    /// The last `count` lines cargo printed that are not blank.
+    fn log_tail(&mut self, count: usize) -> String {
+        let mut text = String::new();
+        if self.log.seek(SeekFrom::Start(0)).is_ok() {
+            let _ = self.log.read_to_string(&mut text);
+        }
+        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(count)..].join("\n  ")
+    }
+}
+
+impl Drop for LibFuzzerBuild {
+    /// A build not waited for is stopped, with every process it started.
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            if let Ok(None) = child.try_wait() {
+                let group = i32::try_from(child.id()).unwrap_or(0);
+                signal_group(group, Signal::SIGKILL);
+            }
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`.
+fn command(
+    cargo: &OsString,
+    project: &FuzzProject,
+    target: &str,
+    options: &ProjectOptions,
+    cwd: &Path,
+    target_dir: Option<&Path>,
+) -> Command {
+    let sanitizer = options.flags.sanitizer;
+    let mut command = Command::new(cargo);
+    command.current_dir(cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
+    if sanitizer != Sanitizer::None {
+        // As for the harness: the same toolchain, its `-Zsanitizer` allowed on stable.
+        command.env("RUSTC_BOOTSTRAP", "1");
+    }
+    command.arg(&project.fuzz_dir);
+    command.args(options.flags.cargo_fuzz_args());
+    if let Some(dir) = target_dir {
+        command.arg("--target-dir").arg(dir);
+    }
+    if let Some(jobs) = options.flags.jobs {
+        command.env("CARGO_BUILD_JOBS", jobs.to_string());
+    }
+    command.arg(target);
+    command
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::PermissionsExt;
+    use std::time::Duration;
+
+    use nix::errno::Errno;
+    use nix::sys::signal::kill;
+    use nix::unistd::Pid;
+
+    use super::*;
+
+    /// A fake `cargo`: a shell script with `body`, and a project around it.
+    fn fake_cargo(dir: &Path, body: &str) -> (OsString, FuzzProject) {
+        let script = dir.join("cargo");
+        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let project = FuzzProject {
+            fuzz_dir: dir.to_path_buf(),
+            manifest_path: dir.join("Cargo.toml"),
+            package: "fuzz".into(),
+            targets: Vec::new(),
+            workspace_root: dir.to_path_buf(),
+            cwd: dir.to_path_buf(),
+        };
+        (script.into_os_string(), project)
+    }
+
+    fn gone(pid: i32) -> bool {
+        // Reaped children are gone; a grandchild orphaned to init is reaped by it.
+        (0..200).any(|_| {
+            let gone = kill(Pid::from_raw(pid), None) == Err(Errno::ESRCH);
+            gone || {
+                std::thread::sleep(Duration::from_millis(10));
+                false
+            }
+        })
+    }
+
+    /// Dropped before it ends, the build stops with what it started.
+    #[test]
+    fn a_build_not_waited_for_stops_with_its_children() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let (cargo, project) = fake_cargo(dir.path(), &format!("sleep 60 & echo $$ $! > {}; wait", pids.display()));
+        let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
+        let build = LibFuzzerBuild::start(&cargo, &project, "t", &options, dir.path()).unwrap();
+        let started = (0..500).find_map(|_| {
+            let text = std::fs::read_to_string(&pids).unwrap_or_default();
+            let pids: Vec<i32> = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
+            (pids.len() == 2).then_some(pids).or_else(|| {
+                std::thread::sleep(Duration::from_millis(10));
+                None
+            })
+        });
+        let started = started.expect("the fake cargo started its child");
+        drop(build);
+        assert!(started.iter().all(|&pid| gone(pid)), "{started:?} still running");
+    }
+
+    /// A failed build says what cargo said last, or that cargo-fuzz is missing.
+    #[test]
+    fn a_failed_build_gives_cargo_s_last_words() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cargo, project) = fake_cargo(dir.path(), "echo 'error: no such command: `fuzz`' >&2; exit 101");
+        let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
+        let start = || LibFuzzerBuild::start(&cargo, &project, "t", &options, dir.path()).unwrap();
+        let reason = start().finish(&RunningGroup::default(), || true, false).unwrap_err();
+        assert!(reason.contains("failed (exit status: 101)") && reason.contains("no such command"), "{reason}");
+        let reason = start().finish(&RunningGroup::default(), || false, false).unwrap_err();
+        assert!(reason.starts_with("cargo-fuzz is not installed"), "{reason}");
+    }
+}

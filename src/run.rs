@@ -81,7 +81,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
             output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
             let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
             let setup = HarnessSetup::build(located, target, project, limits, options.quiet, &interrupt)?;
-            setup.start_libfuzzer_build();
+            setup.start_libfuzzer_build(&interrupt);
             let executor = setup.start(interrupt.running.clone())?;
             let lane = || setup.start(interrupt.worker_group());
             let plan = Plan {

@@ -166,7 +166,7 @@ impl HarnessSetup {
             return LibFuzzerCheck::skipped("interrupted");
         }
         let absolute = std::path::absolute(check.result).unwrap_or_else(|_| check.result.to_path_buf());
-        let build = started.unwrap_or_else(|| self.libfuzzer_build());
+        let build = started.unwrap_or_else(|| self.libfuzzer_build(check.running.clone()));
         let request = verify::Request {
             result: &absolute,
             expected: check.expected,
@@ -185,15 +185,18 @@ impl HarnessSetup {
 
     /// Starts the cross-check's `cargo fuzz build` in the background (unless
     /// `--no-verify-libfuzzer`): a no-op check once built, it then costs the
-    /// run nothing; the first check takes it. Dropped with the setup, it stops.
-    pub fn start_libfuzzer_build(&self) {
+    /// run nothing; the first check takes it. Ctrl-C stops it, and so does
+    /// dropping the setup.
+    pub fn start_libfuzzer_build(&self, interrupt: &Interrupt) {
         if self.options.verify_libfuzzer {
-            *self.libfuzzer_build.lock().unwrap_or_else(PoisonError::into_inner) = Some(self.libfuzzer_build());
+            let build = self.libfuzzer_build(interrupt.worker_group());
+            *self.libfuzzer_build.lock().unwrap_or_else(PoisonError::into_inner) = Some(build);
         }
     }
 
-    fn libfuzzer_build(&self) -> Result<LibFuzzerBuild, String> {
-        LibFuzzerBuild::start(&cargo_program(), &self.project, &self.target, &self.options, &self.cwd)
+    fn libfuzzer_build(&self, running: RunningGroup) -> Result<LibFuzzerBuild, String> {
+        let (options, cwd) = (&self.options, self.cwd.as_path());
+        LibFuzzerBuild::start(&cargo_program(), &self.project, &self.target, (options, cwd), running)
     }
 }
 

@@ -54,17 +54,21 @@ pub struct LibFuzzerBuild {
     started: Instant,
     /// Where the binary goes, being found.
     binary: Option<JoinHandle<Result<PathBuf, String>>>,
+    /// Where its process group is published while it runs, for Ctrl-C.
+    running: RunningGroup,
 }
 
 impl LibFuzzerBuild {
     /// Starts `cargo fuzz build` for `target` with the user's build options
-    /// (`cargo` is the program: `$CARGO` or `cargo`); why not, if it cannot start.
+    /// (`cargo` is the program: `$CARGO` or `cargo`), its process group
+    /// published in `running` until it ends (Ctrl-C stops it); why not, if
+    /// it cannot start.
     pub fn start(
         cargo: &OsString,
         project: &FuzzProject,
         target: &str,
-        options: &ProjectOptions,
-        cwd: &Path,
+        (options, cwd): (&ProjectOptions, &Path),
+        running: RunningGroup,
     ) -> Result<Self, String> {
         let target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
         let mut command = command(cargo, project, target, options, cwd, target_dir.as_deref());
@@ -82,8 +86,9 @@ impl LibFuzzerBuild {
             .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot run `{line}`: {e}"))?;
+        running.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
         let binary = locate_binary(cargo.clone(), project.clone(), target.to_owned(), options, target_dir);
-        Ok(LibFuzzerBuild { child: Some(child), log, line, started: Instant::now(), binary: Some(binary) })
+        Ok(LibFuzzerBuild { child: Some(child), log, line, started: Instant::now(), binary: Some(binary), running })
     }
 
     /// The command line, for messages.
@@ -91,21 +96,14 @@ impl LibFuzzerBuild {
         &self.line
     }
 
-    /// Waits for the build, its process group published in `running` (so
-    /// Ctrl-C stops it); the binary's path, or why there is none.
+    /// Waits for the build; the binary's path, or why there is none.
     /// `installed` says whether cargo-fuzz is there, asked only when the
     /// build failed (to say so rather than show cargo's error).
-    pub fn finish(
-        mut self,
-        running: &RunningGroup,
-        installed: impl FnOnce() -> bool,
-        verbose: bool,
-    ) -> Result<PathBuf, String> {
+    pub fn finish(mut self, installed: impl FnOnce() -> bool, verbose: bool) -> Result<PathBuf, String> {
         let line = self.line.clone();
         let child = self.child.as_mut().expect("a build is finished once");
-        running.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
         let status = child.wait();
-        running.store(0, Ordering::SeqCst);
+        self.running.store(0, Ordering::SeqCst);
         let status = status.map_err(|e| format!("cannot wait for `{line}`: {e}"))?;
         self.child = None;
         if !status.success() {
@@ -145,6 +143,7 @@ impl Drop for LibFuzzerBuild {
                 signal_group(group, Signal::SIGKILL);
             }
             let _ = child.wait();
+            self.running.store(0, Ordering::SeqCst);
         }
     }
 }
@@ -222,7 +221,9 @@ mod tests {
         let pids = dir.path().join("pids");
         let (cargo, project) = fake_cargo(dir.path(), &format!("sleep 60 & echo $$ $! > {}; wait", pids.display()));
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
-        let build = LibFuzzerBuild::start(&cargo, &project, "t", &options, dir.path()).unwrap();
+        let running = RunningGroup::default();
+        let build = LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), running.clone()).unwrap();
+        assert!(running.load(Ordering::SeqCst) > 0, "the build's group is published");
         let started = (0..500).find_map(|_| {
             let text = std::fs::read_to_string(&pids).unwrap_or_default();
             let pids: Vec<i32> = text.split_whitespace().filter_map(|p| p.parse().ok()).collect();
@@ -234,6 +235,7 @@ mod tests {
         let started = started.expect("the fake cargo started its child");
         drop(build);
         assert!(started.iter().all(|&pid| gone(pid)), "{started:?} still running");
+        assert_eq!(running.load(Ordering::SeqCst), 0, "nothing published once it stopped");
     }
 
     /// A failed build says what cargo said last, or that cargo-fuzz is missing.
@@ -242,10 +244,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (cargo, project) = fake_cargo(dir.path(), "echo 'error: no such command: `fuzz`' >&2; exit 101");
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
-        let start = || LibFuzzerBuild::start(&cargo, &project, "t", &options, dir.path()).unwrap();
-        let reason = start().finish(&RunningGroup::default(), || true, false).unwrap_err();
+        let start =
+            || LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), Default::default()).unwrap();
+        let reason = start().finish(|| true, false).unwrap_err();
         assert!(reason.contains("failed (exit status: 101)") && reason.contains("no such command"), "{reason}");
-        let reason = start().finish(&RunningGroup::default(), || false, false).unwrap_err();
+        let reason = start().finish(|| false, false).unwrap_err();
         assert!(reason.starts_with("cargo-fuzz is not installed"), "{reason}");
     }
 }

@@ -104,7 +104,7 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         if request.verbose {
             eprintln!("verifying with libFuzzer: {}", build.line());
         }
-        build.finish(&request.running, installed, request.verbose)
+        build.finish(installed, request.verbose)
     });
     let binary = match finished {
         Ok(binary) => binary,

@@ -81,7 +81,6 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
             output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
             let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
             let setup = HarnessSetup::build(located, target, project, limits, options.quiet, &interrupt)?;
-            setup.start_libfuzzer_build(&interrupt);
             let executor = setup.start(interrupt.running.clone())?;
             let lane = || setup.start(interrupt.worker_group());
             let plan = Plan {
@@ -136,6 +135,12 @@ fn minimize<E: Executor + Send>(
         );
     }
     widen(executor, parallel_width(options.parallel, baseline.duration), lane);
+    if let Some(setup) = plan.harness {
+        // After the first runs: started before, its no-op check slowed them
+        // past the 1 ms that turns parallel tests on (`tlv`: 2 lanes on a
+        // 0.3 ms target, where they cost).
+        setup.start_libfuzzer_build(interrupt);
+    }
     let level = options.signature;
     // The last baseline run was the original's.
     let initial = pipeline::initial_test_case(executor, original, options.structure);

@@ -1,4 +1,4 @@
-//! The cross-check's build: `cargo fuzz build --sanitizer SANITIZER [flags] TARGET`, started in the background as soon as the harness is built, so that cargo's check (a no-op once built) overlaps the reduction instead of following it.
+//! The cross-check's build: `cargo fuzz build --sanitizer SANITIZER [flags] TARGET`, started in the background before the reduction, so that cargo's check (a no-op once built) overlaps the reduction instead of following it.
 //!
 //! The build runs in a process group of its own, its output in a scratch
 //! file (a pipe nobody reads until the end could fill and stall it). When

@@ -8,7 +8,7 @@
 //! ([`Signature::matches_libfuzzer`]: libFuzzer's "deadly signal" stands for
 //! any signal). Without cargo-fuzz, or with `--no-verify-libfuzzer`, the check
 //! is skipped and the summary says why. The build starts in the background
-//! as soon as the harness is built ([`LibFuzzerBuild`]).
+//! before the reduction ([`LibFuzzerBuild`]).
 
 use std::fmt;
 use std::path::Path;

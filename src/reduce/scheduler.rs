@@ -30,8 +30,8 @@ const GLANCE: u32 = 8;
 /// What decides whether the deletions only glance in a round.
 #[derive(Clone, Copy)]
 struct Glance {
-    /// The tier of the last pass that paid.
-    after: Option<Tier>,
+    /// Whether the last pass that paid was a lowering pass.
+    after_lowering: bool,
     /// Whether the best test case is raw bytes (`TestCase::untyped`).
     raw: bool,
 }
@@ -39,7 +39,7 @@ struct Glance {
 impl Glance {
     /// After a lowering success, and always on raw bytes.
     fn applies(self) -> bool {
-        self.raw || self.after == Some(Tier::Lower)
+        self.raw || self.after_lowering
     }
 }
 
@@ -137,9 +137,9 @@ impl Scheduler {
         // After a lowering success only the cheap deletions look again (the
         // new values may let one through); the costlier moves wait for a
         // deletion to succeed or for the final round.
-        let mut last_paid = None;
+        let mut after_lowering = false;
         loop {
-            let progress = match self.round(sh, &order, &mut last_paid) {
+            let progress = match self.round(sh, &order, &mut after_lowering) {
                 Ok(progress) => progress,
                 Err(stop) => return stop,
             };
@@ -158,14 +158,7 @@ impl Scheduler {
     }
 
     /// One round over the passes in `order`; returns whether any paid.
-    /// `last_paid` is the tier of the last pass that paid, in this round or
-    /// the one before.
-    fn round(
-        &mut self,
-        sh: &mut Shrinker<'_>,
-        order: &[usize],
-        last_paid: &mut Option<Tier>,
-    ) -> Result<bool, StopReason> {
+    fn round(&mut self, sh: &mut Shrinker<'_>, order: &[usize], after_lowering: &mut bool) -> Result<bool, StopReason> {
         let mut progress = false;
         for (i, &p) in order.iter().enumerate() {
             let tier = self.passes[p].def.tier;
@@ -173,8 +166,8 @@ impl Scheduler {
                 // Size first: lower only once nothing shorter turns up.
                 break;
             }
-            let glance = Glance { after: *last_paid, raw: sh.best().untyped() };
-            if glance.after == Some(Tier::Lower) && tier == Tier::Shrink {
+            let glance = Glance { after_lowering: *after_lowering, raw: sh.best().untyped() };
+            if glance.after_lowering && tier == Tier::Shrink {
                 continue;
             }
             let then = self.following(&order[i + 1..], progress, glance);
@@ -182,7 +175,7 @@ impl Scheduler {
             self.settle(sh, p, paid);
             progress |= paid;
             if paid {
-                *last_paid = Some(tier);
+                *after_lowering = tier == Tier::Lower;
                 if tier != Tier::Delete {
                     break;
                 }
@@ -271,7 +264,7 @@ impl Scheduler {
         rest.iter()
             .map(|&q| (q, self.passes[q].def.tier))
             .take_while(|&(_, tier)| !(progress && tier == Tier::Lower))
-            .filter(|&(_, tier)| !(glance.after == Some(Tier::Lower) && tier == Tier::Shrink))
+            .filter(|&(_, tier)| !(glance.after_lowering && tier == Tier::Shrink))
             .map(|(q, _)| (q, Some(self.budget(q, glance))))
             .collect()
     }
@@ -401,10 +394,12 @@ mod tests {
         let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
         for (p, pass) in PASSES.iter().enumerate() {
             let glance = if pass.tier == Tier::Delete { GLANCE } else { options.max_failures };
-            for after in [None, Some(Tier::Delete), Some(Tier::Shrink), Some(Tier::Lower)] {
-                let typed = if after == Some(Tier::Lower) { glance } else { options.max_failures };
-                assert_eq!(scheduler.budget(p, Glance { after, raw: false }), typed, "{} {after:?}", pass.name);
-                assert_eq!(scheduler.budget(p, Glance { after, raw: true }), glance, "{} {after:?}", pass.name);
+            for after_lowering in [false, true] {
+                let typed = if after_lowering { glance } else { options.max_failures };
+                let (name, typed_case) = (pass.name, Glance { after_lowering, raw: false });
+                assert_eq!(scheduler.budget(p, typed_case), typed, "{name} after lowering: {after_lowering}");
+                let raw_case = Glance { after_lowering, raw: true };
+                assert_eq!(scheduler.budget(p, raw_case), glance, "{name} after lowering: {after_lowering}");
             }
         }
         assert!(GLANCE < options.max_failures);

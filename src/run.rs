@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context};
 
+use crate::exec::process::last_lines;
 use crate::exec::{Executor, Lanes, Outcome, ProcessExecutor};
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::interrupt::Interrupt;
@@ -410,11 +411,10 @@ fn does_not_crash(runs: &Runs, plan: &Plan, options: &Options) -> Failure {
 /// The last lines of a run's stderr, for an error message.
 pub fn stderr_excerpt(outcome: &Outcome) -> String {
     let text = outcome.stderr_text();
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    if lines.is_empty() {
+    let tail = last_lines(&text, 5);
+    if tail.is_empty() {
         return String::from("\nIt printed nothing on stderr.");
     }
-    let tail = &lines[lines.len().saturating_sub(5)..];
     format!("\nThe last lines it printed on stderr:\n  {}", tail.join("\n  "))
 }
 

@@ -52,7 +52,7 @@ use nix::unistd::{pipe2, Pid};
 
 use super::coverage::Coverage;
 use super::known::KnownValues;
-use super::process::{signal_group, RunningGroup, CAPTURE_LIMIT};
+use super::process::{last_lines, signal_group, RunningGroup, CAPTURE_LIMIT};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
 use crate::protocol::{
@@ -594,11 +594,10 @@ impl ForkServerExecutor {
     fn stderr_excerpt(&self) -> String {
         let tail = self.stderr_tail().unwrap_or_default();
         let text = String::from_utf8_lossy(&tail);
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        if lines.is_empty() {
+        let last = last_lines(&text, 5);
+        if last.is_empty() {
             return String::from(". It printed nothing on stderr.");
         }
-        let last = &lines[lines.len().saturating_sub(5)..];
         format!(". The last lines it printed on stderr:\n  {}", last.join("\n  "))
     }
 }

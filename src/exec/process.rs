@@ -246,6 +246,12 @@ fn terminate(group: i32, signal: Signal) {
     }
 }
 
+/// The last `count` lines of `text` that are not blank, for error messages.
+pub fn last_lines(text: &str, count: usize) -> Vec<&str> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(count)..].to_vec()
+}
+
 /// Sends `signal` to process group `group`; "no such process" means it is already gone.
 pub fn signal_group(group: i32, signal: Signal) {
     if group <= 0 {
@@ -345,6 +351,13 @@ mod tests {
     fn a_signal_is_reported_as_such() {
         let outcome = run("sh -c 'kill -ABRT $$'", b"");
         assert_eq!(outcome.status, Status::Signaled(6));
+    }
+
+    #[test]
+    fn the_last_lines_skip_blank_ones() {
+        assert_eq!(last_lines("a\n\nb\n  \nc\nd\n", 3), ["b", "c", "d"]);
+        assert_eq!(last_lines("a\n", 5), ["a"]);
+        assert!(last_lines(" \n\n", 5).is_empty());
     }
 
     #[test]

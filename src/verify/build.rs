@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 
-use crate::exec::process::signal_group;
+use crate::exec::process::{last_lines, signal_group};
 use crate::exec::RunningGroup;
 use crate::options::ProjectOptions;
 use crate::project::harness::{command_line, host_triple, project_target_dir};
@@ -129,8 +129,7 @@ impl LibFuzzerBuild {
         if self.log.seek(SeekFrom::Start(0)).is_ok() {
             let _ = self.log.read_to_string(&mut text);
         }
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        lines[lines.len().saturating_sub(count)..].join("\n  ")
+        last_lines(&text, count).join("\n  ")
     }
 }
 

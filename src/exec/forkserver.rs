@@ -9,7 +9,8 @@
 //!    cleared; the output file (the children's stderr) is truncated;
 //! 2. `Run` goes down the control pipe; the server forks and answers `Started`
 //!    with the child's pid, which is also its process group;
-//! 3. the client polls the status pipe until the deadline; the server answers
+//! 3. the client waits on the status pipe until the deadline (after a fast
+//!    test, first polling without sleep while a core is spare: [`super::spin`]); the server answers
 //!    `Finished` with the raw wait status. Past the deadline the client kills
 //!    the child's group with SIGKILL (ESRCH means already gone) and the test is
 //!    a timeout; after every test the group gets SIGKILL, so nothing the target
@@ -53,6 +54,7 @@ use nix::unistd::{pipe2, Pid};
 use super::coverage::Coverage;
 use super::known::KnownValues;
 use super::process::{last_lines, signal_group, RunningGroup, CAPTURE_LIMIT};
+use super::spin::{self, Spinner};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
 use crate::protocol::{
@@ -261,6 +263,8 @@ pub struct ForkServerExecutor {
     known: KnownValues,
     /// A time limit shorter than the configured one ([`Executor::limit_time`]).
     limit: Option<Duration>,
+    /// Whether to poll for a test's answers rather than sleep.
+    spinner: Spinner,
 }
 
 impl ForkServerExecutor {
@@ -293,6 +297,7 @@ impl ForkServerExecutor {
             symbolizer: Symbolizer::new(&program),
             known: KnownValues::default(),
             limit: None,
+            spinner: Spinner::new(),
         };
         executor.start_server()?;
         Ok(executor)
@@ -372,7 +377,7 @@ impl ForkServerExecutor {
             hello: Hello { version: 0, pid: 0, threads: 0 },
         };
         let deadline = Instant::now() + self.config.handshake_timeout;
-        let failure = match read_message(&mut server.status, deadline)? {
+        let failure = match read_message(&mut server.status, deadline, None)? {
             Received::Message(bytes) => match Response::decode(&bytes) {
                 Ok(Response::Hello(hello)) if hello.version == VERSION => {
                     server.hello = hello;
@@ -430,13 +435,14 @@ impl ForkServerExecutor {
         let seq = self.prepare(input)?;
         let started = Instant::now();
         let deadline = started + self.limit.map_or(self.config.timeout, |limit| limit.min(self.config.timeout));
-        let pid = match self.start_child(seq, deadline)? {
+        let spin = self.spinner.until(started);
+        let pid = match self.start_child(seq, deadline, spin)? {
             Ok(pid) => pid,
             Err(why) => return Ok(Attempt::ServerLost(why)),
         };
         self.last_child = Some(pid);
         self.config.running.store(pid, Ordering::SeqCst);
-        let status = match self.finished_status(seq, pid, deadline)? {
+        let status = match self.finished_status(seq, pid, deadline, spin)? {
             Ok(status) => status,
             Err(why) => {
                 // The child dies with the server (PR_SET_PDEATHSIG); its group goes too.
@@ -446,6 +452,7 @@ impl ForkServerExecutor {
             }
         };
         let duration = started.elapsed();
+        self.spinner.finished(duration);
         // Whatever the target left running in its group goes now.
         signal_group(pid, Signal::SIGKILL);
         self.config.running.store(0, Ordering::SeqCst);
@@ -467,12 +474,18 @@ impl ForkServerExecutor {
     }
 
     /// Asks the server to fork: the child's pid, or why the server is lost.
-    fn start_child(&mut self, seq: u32, deadline: Instant) -> anyhow::Result<Result<i32, String>> {
+    /// Its answer is polled for until `spin` ([`spin`]), then waited for.
+    fn start_child(
+        &mut self,
+        seq: u32,
+        deadline: Instant,
+        spin: Option<Instant>,
+    ) -> anyhow::Result<Result<i32, String>> {
         let server = self.server.as_mut().context("no fork server is running")?;
         if let Err(e) = server.control.write_all(&Request::Run { seq }.encode()) {
             return Ok(Err(format!("it stopped reading requests ({e})")));
         }
-        Ok(match read_response(&mut server.status, deadline)? {
+        Ok(match read_response(&mut server.status, deadline, spin)? {
             Ok(Response::Started { seq: s, pid }) if s == seq => Ok(pid),
             Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
                 bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
@@ -484,10 +497,16 @@ impl ForkServerExecutor {
 
     /// How the child ended (killed at the deadline or over the memory limit
     /// if it had not), or why the server is lost.
-    fn finished_status(&mut self, seq: u32, pid: i32, deadline: Instant) -> anyhow::Result<Result<Status, String>> {
+    fn finished_status(
+        &mut self,
+        seq: u32,
+        pid: i32,
+        deadline: Instant,
+        spin: Option<Instant>,
+    ) -> anyhow::Result<Result<Status, String>> {
         let server = self.server.as_mut().context("no fork server is running")?;
         let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
-        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, pid, limit_kib)? {
+        let (finished, over_limit) = match wait_for_finished(&mut server.status, (deadline, spin), pid, limit_kib)? {
             Waited::Response(response) => (response, false),
             Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
         };
@@ -518,7 +537,7 @@ impl ForkServerExecutor {
         // In case it left its group; ESRCH means it is already gone.
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
         let server = self.server.as_mut().context("no fork server is running")?;
-        let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE)?;
+        let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE, None)?;
         if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
             // It cannot even report a killed child: start afresh next time.
             self.stop_server();
@@ -734,15 +753,21 @@ enum Waited {
     OverLimit,
 }
 
-/// Reads the `Finished` response, checking the child's resident set every
-/// [`RSS_CHECK_INTERVAL`] meanwhile when there is a limit (`limit_kib` > 0).
-fn wait_for_finished(status: &mut File, deadline: Instant, pid: i32, limit_kib: u64) -> anyhow::Result<Waited> {
+/// Reads the `Finished` response (polled for until `spin`), checking the
+/// child's resident set every [`RSS_CHECK_INTERVAL`] meanwhile when there is
+/// a limit (`limit_kib` > 0).
+fn wait_for_finished(
+    status: &mut File,
+    (deadline, spin): (Instant, Option<Instant>),
+    pid: i32,
+    limit_kib: u64,
+) -> anyhow::Result<Waited> {
     if limit_kib == 0 {
-        return Ok(Waited::Response(read_response(status, deadline)?));
+        return Ok(Waited::Response(read_response(status, deadline, spin)?));
     }
     loop {
         let slice = (Instant::now() + RSS_CHECK_INTERVAL).min(deadline);
-        match read_response(status, slice)? {
+        match read_response(status, slice, spin)? {
             Err(why) if why == TIMED_OUT && Instant::now() < deadline => {
                 if resident_kib(pid).is_some_and(|rss| rss > limit_kib) {
                     return Ok(Waited::OverLimit);
@@ -765,8 +790,12 @@ const TIMED_OUT: &str = "timed out";
 
 /// Reads and decodes one response; `Err(reason)` when the server is gone, out
 /// of step, or the deadline passed ([`TIMED_OUT`]).
-fn read_response(status: &mut File, deadline: Instant) -> anyhow::Result<Result<Response, String>> {
-    Ok(match read_message(status, deadline)? {
+fn read_response(
+    status: &mut File,
+    deadline: Instant,
+    spin: Option<Instant>,
+) -> anyhow::Result<Result<Response, String>> {
+    Ok(match read_message(status, deadline, spin)? {
         Received::Message(bytes) => Response::decode(&bytes).map_err(|e| format!("it sent a bad message ({e})")),
         Received::Closed(_) => Err(String::from("it exited")),
         Received::TimedOut(bytes) if bytes.is_empty() => Err(String::from(TIMED_OUT)),
@@ -774,8 +803,9 @@ fn read_response(status: &mut File, deadline: Instant) -> anyhow::Result<Result<
     })
 }
 
-/// Reads one [`MESSAGE_LEN`]-byte message, waiting at most until `deadline`.
-fn read_message(file: &mut File, deadline: Instant) -> anyhow::Result<Received> {
+/// Reads one [`MESSAGE_LEN`]-byte message, waiting at most until `deadline`
+/// (polling without sleep until `spin`, when given).
+fn read_message(file: &mut File, deadline: Instant, spin: Option<Instant>) -> anyhow::Result<Received> {
     let mut buf = [0u8; MESSAGE_LEN];
     let mut got = 0;
     while got < MESSAGE_LEN {
@@ -783,14 +813,8 @@ fn read_message(file: &mut File, deadline: Instant) -> anyhow::Result<Received> 
         if now >= deadline {
             return Ok(Received::TimedOut(buf[..got].to_vec()));
         }
-        // Round up, so a wait of less than a millisecond does not spin.
-        let millis = (deadline - now).as_micros().div_ceil(1000);
-        let wait = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
-        let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
-        match poll(&mut fds, wait) {
-            Ok(0) | Err(Errno::EINTR) => continue,
-            Ok(_) => {}
-            Err(e) => return Err(e).context("cannot poll the fork server's status pipe"),
+        if !readable(file, now, deadline, spin)? {
+            continue;
         }
         match file.read(&mut buf[got..]) {
             Ok(0) => return Ok(Received::Closed(buf[..got].to_vec())),
@@ -800,6 +824,23 @@ fn read_message(file: &mut File, deadline: Instant) -> anyhow::Result<Received> 
         }
     }
     Ok(Received::Message(buf))
+}
+
+/// Waits until `file` is readable: polled for without sleep until `spin`,
+/// then slept on until `deadline`; `false` when it is not yet (ask again).
+fn readable(file: &File, now: Instant, deadline: Instant, spin: Option<Instant>) -> anyhow::Result<bool> {
+    if let Some(until) = spin.filter(|&until| now < until) {
+        return Ok(spin::readable_by(file.as_fd(), until.min(deadline)));
+    }
+    // Round up, so a wait of less than a millisecond does not spin.
+    let millis = (deadline - now).as_micros().div_ceil(1000);
+    let wait = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
+    let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
+    match poll(&mut fds, wait) {
+        Ok(0) | Err(Errno::EINTR) => Ok(false),
+        Ok(_) => Ok(true),
+        Err(e) => Err(e).context("cannot poll the fork server's status pipe"),
+    }
 }
 
 /// A raw `waitpid` status as a [`Status`].

@@ -10,6 +10,7 @@ pub mod known;
 pub mod lanes;
 pub mod probe;
 pub mod process;
+mod spin;
 pub mod symbolize;
 
 use std::borrow::Cow;

@@ -17,7 +17,8 @@
 //!   through the libFuzzer cross-check, the `cargo fuzz build` binary; then,
 //!   timed, `cargo-minimize-crash --json -q --timeout T TARGET CRASH -o OUT`.
 //!   Reduction-only time is the summary's `seconds` (the reducer's wall time,
-//!   without the first runs, the re-run, the cross-check and the start).
+//!   without the first runs, the re-run, the cross-check and the start); a
+//!   second table splits our end-to-end time by the summary's `phases`.
 //! - **tmin**: `cargo fuzz build --sanitizer S TARGET` (untimed, normally
 //!   up to date), then, timed, `cargo fuzz tmin --sanitizer S [-r 1000] TARGET
 //!   CRASH -- -timeout=T -seed=S -artifact_prefix=DIR/`. `-r` is libFuzzer's `-runs`:
@@ -179,7 +180,18 @@ struct OursExtra {
     passes: Vec<(String, u64, u64)>,
     /// Each smaller result on the way: (tests run when found, size).
     sizes: Vec<(u64, u64)>,
+    /// The summary's `phases`, in [`PHASES`]' order (seconds).
+    phases: Vec<f64>,
 }
+
+/// The summary's phases, in the order of a run, with their column headers.
+const PHASES: [(&str, &str); 5] = [
+    ("setup", "set-up (cargo's no-op build check)"),
+    ("first_runs", "first runs"),
+    ("reduction", "reduction"),
+    ("recheck", "re-check"),
+    ("checks", "libFuzzer cross-check"),
+];
 
 /// Executions before the initial test that the reduction's test counts leave
 /// out: the two further initial runs (the re-check and the libFuzzer
@@ -370,6 +382,7 @@ fn ours(sample: &Sample, scratch: &Path, limit: Duration, host: &str) -> (Measur
             .flatten()
             .map(|s| (s["tests"].as_u64().unwrap_or_default(), s["size"].as_u64().unwrap_or_default()))
             .collect(),
+        phases: PHASES.iter().map(|(key, _)| summary["phases"][key].as_f64().unwrap_or_default()).collect(),
     };
     measured.size = std::fs::metadata(&output).ok().map(|m| m.len());
     let verified = summary["verified"] == true;
@@ -665,6 +678,28 @@ fn print_table(rows: &[Row]) {
     table::print(&headers, rows.iter().map(cells).chain([totals(rows)]));
 }
 
+/// Where our end-to-end time went, phase by phase (the summary's
+/// `phases`); "the rest" is the process's own start and end.
+fn print_phases(rows: &[Row]) {
+    let mut headers = vec!["sample", "end-to-end ours"];
+    headers.extend(PHASES.iter().map(|(_, header)| *header));
+    headers.push("the rest");
+    let line = |name: String, wall: f64, phases: &[f64]| {
+        let mut cells = vec![name, format!("{wall:.3} s")];
+        cells.extend(phases.iter().map(|p| format!("{p:.3} s")));
+        cells.push(format!("{:.3} s", wall - phases.iter().sum::<f64>()));
+        cells
+    };
+    let lines = rows.iter().filter(|r| r.extra.phases.len() == PHASES.len());
+    let mut total = vec![0.0; PHASES.len()];
+    for row in lines.clone() {
+        total.iter_mut().zip(&row.extra.phases).for_each(|(t, p)| *t += p);
+    }
+    let wall: f64 = lines.clone().map(|r| r.ours.wall.as_secs_f64()).sum();
+    let body = lines.map(|r| line(r.name.clone(), r.ours.wall.as_secs_f64(), &r.extra.phases));
+    table::print(&headers, body.chain([line("**total**".to_owned(), wall, &total)]));
+}
+
 fn yes_no(ok: bool) -> &'static str {
     if ok {
         "**✓**"
@@ -824,6 +859,7 @@ fn main() {
     println!("per-run wall limit: {limit_secs} s (BENCH_TMIN_LIMIT); a run past it is killed and shows what it had");
     let rows: Vec<Row> = samples.iter().map(|s| measure(s, scratch.path(), limit, &host)).collect();
     print_table(&rows);
+    print_phases(&rows);
     print_goals(&rows);
     print_notes(&rows);
 }

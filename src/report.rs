@@ -45,6 +45,8 @@ pub struct Summary {
     pub tests_per_second: f64,
     /// Testing in parallel (`--parallel`).
     pub parallel: ParallelSummary,
+    /// Where the run's time went.
+    pub phases: Phases,
     /// The crash being preserved.
     pub signature: Signature,
     /// How closely candidates had to match it.
@@ -93,6 +95,26 @@ pub struct ParallelSummary {
     pub run_ahead: u64,
     /// Of those, the ones the reduction took.
     pub used: u64,
+}
+
+/// Where a run's wall time went, in seconds, phase by phase (the process's
+/// own start and the summary are the rest).
+#[derive(Clone, Copy, Debug, Default, Serialize)]
+pub struct Phases {
+    /// Finding the fuzz project, building the harness (cargo's check that
+    /// nothing changed, when nothing did) and starting its fork server; with
+    /// `--exec`, preparing the command.
+    pub setup: f64,
+    /// The first runs of the crash, which confirm it and take its signature.
+    pub first_runs: f64,
+    /// The reduction (`seconds`).
+    pub reduction: f64,
+    /// Running the result once more.
+    pub recheck: f64,
+    /// The harness mode's checks of the result: a typed value's rendering,
+    /// and the cross-check (the rest of its background `cargo fuzz build`,
+    /// then one run of the libFuzzer binary).
+    pub checks: f64,
 }
 
 /// A smaller result found on the way.

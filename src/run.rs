@@ -3,7 +3,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context};
 
@@ -16,7 +16,7 @@ use crate::output;
 use crate::pipeline::{self, Runs, Slips, INITIAL_RUNS};
 use crate::progress::{Display, Watcher};
 use crate::reduce::{Order, ReduceOptions, Reduction, StopReason};
-use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, SizeStep, Summary};
+use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, Phases, SizeStep, Summary};
 use crate::setup::{HarnessSetup, LibFuzzerRequest, Limits};
 use crate::signature::{Kind, Signature};
 use crate::verify::{self, LibFuzzerCheck};
@@ -33,6 +33,8 @@ struct Plan<'a> {
     reproduce: String,
     /// The harness mode's set-up, for the checks after the reduction.
     harness: Option<&'a HarnessSetup>,
+    /// How long the set-up took.
+    setup: Duration,
 }
 
 /// Runs the whole pipeline; `Ok` carries the exit code of a run that produced
@@ -46,6 +48,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
         return crate::corpus::run(options, corpus, &interrupt);
     }
     let original = read_crash(&options.crash)?;
+    let started = Instant::now();
     match &options.mode {
         Mode::Exec { command, .. } => {
             let output = options.output.clone().unwrap_or_else(|| output::default_path(&options.crash, &original));
@@ -63,6 +66,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
                 reproduce: command.display_for(&output),
                 output,
                 harness: None,
+                setup: started.elapsed(),
             };
             minimize(executor, &lane, &original, &plan, options, &interrupt)
         }
@@ -90,6 +94,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
                 reproduce: setup.reproduce_line(&output),
                 output,
                 harness: Some(&setup),
+                setup: started.elapsed(),
             };
             minimize(executor, &lane, &original, &plan, options, &interrupt)
         }
@@ -122,16 +127,16 @@ fn minimize<E: Executor + Send>(
     let output = &plan.output;
     let mut executor = Lanes::new(first);
     let executor = &mut executor;
+    let started = Instant::now();
     let baseline = baseline(executor, original, plan, options, interrupt)?;
+    let first_runs = started.elapsed();
     let expected = baseline.signature.clone();
     if !options.quiet {
         eprintln!(
-            "minimizing {} ({} bytes): {} [{}/{} runs, {:.0?} each]",
+            "minimizing {} ({} bytes): {expected} [{}/{INITIAL_RUNS} runs, {:.0?} each]",
             options.crash.display(),
             original.len(),
-            expected,
             baseline.matching_runs,
-            INITIAL_RUNS,
             baseline.duration,
         );
     }
@@ -157,15 +162,8 @@ fn minimize<E: Executor + Send>(
     // Saved on every improvement; once more so the file exists even without one.
     output::write_atomically(output, &reduction.best.bytes).context("cannot save the minimized input")?;
 
-    let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
-    let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
-    let verified =
-        if interrupted { None } else { crashes_again(executor.first(), &reduction, &expected, options, interrupt)? };
-    let (libfuzzer, value) = match plan.harness {
-        Some(setup) if !interrupted => check_result(setup, output, &reduction, &expected, options, interrupt),
-        _ => (None, None),
-    };
-    let checks = Checks { stop: stop.clone(), verified, libfuzzer, value, width: executor.width() };
+    let checks = check(executor, plan, &reduction, &expected, options, interrupt, first_runs)?;
+    let (stop, verified) = (checks.stop.clone(), checks.verified);
     let summary = summary(plan, options, &baseline, reduction, checks);
     report(&summary, options);
     if let StopReason::OracleFailed(why) = &stop {
@@ -175,6 +173,39 @@ fn minimize<E: Executor + Send>(
         )));
     }
     Ok(exit_for(verified, output))
+}
+
+/// After the reduction (unless interrupted): the result run again, and the
+/// harness mode's checks; with where the time went (`first_runs`: how long
+/// the first runs took).
+fn check<E: Executor + Send>(
+    executor: &mut Lanes<E>,
+    plan: &Plan,
+    reduction: &Reduction,
+    expected: &Signature,
+    options: &Options,
+    interrupt: &Interrupt,
+    first_runs: Duration,
+) -> Result<Checks, Failure> {
+    let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
+    let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
+    let started = Instant::now();
+    let verified =
+        if interrupted { None } else { crashes_again(executor.first(), reduction, expected, options, interrupt)? };
+    let recheck = started.elapsed();
+    let started = Instant::now();
+    let (libfuzzer, value) = match plan.harness {
+        Some(setup) if !interrupted => check_result(setup, &plan.output, reduction, expected, options, interrupt),
+        _ => (None, None),
+    };
+    let phases = Phases {
+        setup: plan.setup.as_secs_f64(),
+        first_runs: first_runs.as_secs_f64(),
+        reduction: reduction.stats.elapsed.as_secs_f64(),
+        recheck: recheck.as_secs_f64(),
+        checks: started.elapsed().as_secs_f64(),
+    };
+    Ok(Checks { stop, verified, libfuzzer, value, width: executor.width(), phases })
 }
 
 /// A run of the crash at least this long makes testing in parallel the
@@ -263,6 +294,8 @@ struct Checks {
     value: Option<String>,
     /// Candidates tested at once.
     width: usize,
+    /// Where the time went.
+    phases: Phases,
 }
 
 fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduction, checks: Checks) -> Summary {
@@ -289,6 +322,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
             run_ahead: stats.speculation.run,
             used: stats.speculation.used,
         },
+        phases: checks.phases,
         signature: baseline.signature.clone(),
         signature_level: options.signature,
         flaky: baseline.matching_runs < INITIAL_RUNS,
@@ -475,6 +509,7 @@ mod tests {
             no_crash_hint: "Check the command.".into(),
             reproduce: String::new(),
             harness: None,
+            setup: Duration::ZERO,
         };
         baseline(&mut script, b"x", &plan, &options(), &Interrupt::default())
     }

@@ -375,6 +375,8 @@ struct HarnessRun {
     output: PathBuf,
     harness: PathBuf,
     stderr: String,
+    /// The run's wall time, as this test saw it.
+    wall: Duration,
 }
 
 /// Minimizes `sample` in harness mode from the repository root, writing into the sample's temp dir.
@@ -387,13 +389,15 @@ fn minimize_with_harness(sample: &Sample, extra: &[&str]) -> HarnessRun {
     sample.limit_stack(&mut command, 0);
     // A guard against a hang, not a time goal: `orders` without structure
     // takes 94,000 tests (100 s in a debug build on a quiet machine).
+    let started = Instant::now();
     let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(300)).assert();
+    let wall = started.elapsed();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
     assert_eq!(assert.get_output().status.code(), Some(0), "harness mode on {} failed:\n{stderr}", sample.target);
     let summary: Value = serde_json::from_slice(&assert.get_output().stdout).expect("--json prints a JSON summary");
     let harness = built_harness(&stderr);
     assert_eq!(summary["output"], output.to_str().unwrap());
-    HarnessRun { summary, output, harness, stderr }
+    HarnessRun { summary, output, harness, stderr, wall }
 }
 
 /// The harness binary a run built, from its `built HARNESS in TIME` line.
@@ -513,7 +517,21 @@ fn check_harness_sample(target: &str, extra: &[&str]) -> HarnessRun {
     if kind != "timeout" && !sample.expected.contains_key("harness_stack_kib") {
         verify_with_cargo_fuzz(target, &run.output);
     }
+    assert_phases_add_up(&run);
     run
+}
+
+/// The summary's `phases`: each one timed, the reduction's the summary's
+/// `seconds`, and together no longer than the whole run.
+fn assert_phases_add_up(run: &HarnessRun) {
+    let phases = &run.summary["phases"];
+    let names = ["setup", "first_runs", "reduction", "recheck", "checks"];
+    let seconds: Vec<f64> = names.iter().map(|name| phases[name].as_f64().unwrap_or(-1.0)).collect();
+    assert!(seconds.iter().all(|&s| s >= 0.0), "every phase is timed: {phases:#}");
+    assert_eq!(phases["reduction"], run.summary["seconds"], "{phases:#}");
+    assert!(seconds[0] > 0.0 && seconds[1] > 0.0, "the set-up and the first runs take time: {phases:#}");
+    let total: f64 = seconds.iter().sum();
+    assert!(total <= run.wall.as_secs_f64(), "{total} s of phases in a run of {:?}: {phases:#}", run.wall);
 }
 
 /// Replays `file` with `cargo fuzz run` (the user's own reproduction), when cargo-fuzz is installed.

@@ -109,7 +109,7 @@ pub struct Phases {
     pub first_runs: f64,
     /// The reduction (`seconds`).
     pub reduction: f64,
-    /// Running the result once more.
+    /// Running the result once more (a hang's, under the full time limit).
     pub recheck: f64,
     /// The harness mode's checks of the result: a typed value's rendering,
     /// and the cross-check (the rest of its background `cargo fuzz build`,

@@ -153,8 +153,10 @@ fn minimize<E: Executor + Send>(
     let mut watcher = Watcher::new(output, Display::choose(options.quiet), interrupt, original.len());
     let target = pipeline::Target { expected: &expected, level, structure: options.structure };
     let reduce_options = reduce_options(options, interrupt);
+    let started = Instant::now();
     let reduction =
         pipeline::reduce_crash(executor, initial, target, &reduce_options, &mut watcher, &mut Slips::default());
+    let reducing = started.elapsed();
     watcher.finish();
     if let Some(error) = watcher.write_error.take() {
         return Err(error.context("cannot save the minimized input; nothing better than the original was kept").into());
@@ -162,7 +164,7 @@ fn minimize<E: Executor + Send>(
     // Saved on every improvement; once more so the file exists even without one.
     output::write_atomically(output, &reduction.best.bytes).context("cannot save the minimized input")?;
 
-    let checks = check(executor, plan, &reduction, &expected, options, interrupt, first_runs)?;
+    let checks = check(executor, plan, &reduction, &expected, options, interrupt, (first_runs, reducing))?;
     let (stop, verified) = (checks.stop.clone(), checks.verified);
     let summary = summary(plan, options, &baseline, reduction, checks);
     report(&summary, options);
@@ -176,8 +178,9 @@ fn minimize<E: Executor + Send>(
 }
 
 /// After the reduction (unless interrupted): the result run again, and the
-/// harness mode's checks; with where the time went (`first_runs`: how long
-/// the first runs took).
+/// harness mode's checks; with where the time went (`first_runs`, `reducing`:
+/// how long the first runs and the reduction took; a hang's result was run
+/// once more within the latter, its re-check).
 fn check<E: Executor + Send>(
     executor: &mut Lanes<E>,
     plan: &Plan,
@@ -185,7 +188,7 @@ fn check<E: Executor + Send>(
     expected: &Signature,
     options: &Options,
     interrupt: &Interrupt,
-    first_runs: Duration,
+    (first_runs, reducing): (Duration, Duration),
 ) -> Result<Checks, Failure> {
     let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
     let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
@@ -202,7 +205,7 @@ fn check<E: Executor + Send>(
         setup: plan.setup.as_secs_f64(),
         first_runs: first_runs.as_secs_f64(),
         reduction: reduction.stats.elapsed.as_secs_f64(),
-        recheck: recheck.as_secs_f64(),
+        recheck: (recheck + reducing.saturating_sub(reduction.stats.elapsed)).as_secs_f64(),
         checks: started.elapsed().as_secs_f64(),
     };
     Ok(Checks { stop, verified, libfuzzer, value, width: executor.width(), phases })

@@ -175,6 +175,7 @@ impl HarnessSetup {
             rss_limit_mb: self.config.rss_limit_mb,
             running: check.running,
             verbose: check.verbose,
+            env: self.options.flags.sanitizer.check_env(),
         };
         let result = verify::with_libfuzzer(&request, build);
         if interrupt.is_raised() {

@@ -1008,6 +1008,8 @@ fn with_address_sanitizer_the_heap_overread_minimizes_below_its_bound_with_the_s
     if cargo_fuzz_installed() {
         assert_eq!(libfuzzer["verified"], "yes", "{summary:#}");
         assert!(libfuzzer["command"].as_str().unwrap().contains(&*target_dir.to_string_lossy()), "{summary:#}");
+        // Its report unsymbolized (`symbolize=0`), its frames looked up here: the same top frame.
+        assert_eq!(libfuzzer["signature"]["location"], signature["location"], "{summary:#}");
     } else {
         assert_eq!(libfuzzer["verified"], "skipped", "{summary:#}");
     }

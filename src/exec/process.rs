@@ -146,6 +146,8 @@ pub struct ProcessExecutor {
     scratch: tempfile::TempDir,
     input_path: PathBuf,
     running: RunningGroup,
+    /// More environment for the command.
+    env: Vec<(OsString, OsString)>,
 }
 
 impl ProcessExecutor {
@@ -163,7 +165,13 @@ impl ProcessExecutor {
             .context("cannot create a scratch directory for candidate inputs (is TMPDIR writable?)")?;
         let input_path = scratch.path().join(file_name);
         disable_core_dumps();
-        Ok(ProcessExecutor { command, timeout, limit: None, scratch, input_path, running })
+        Ok(ProcessExecutor { command, timeout, limit: None, scratch, input_path, running, env: Vec::new() })
+    }
+
+    /// The same, running the command with `env` added to its environment.
+    pub fn with_env(mut self, env: Vec<(OsString, OsString)>) -> Self {
+        self.env = env;
+        self
     }
 
     /// Where each candidate is written before the command runs.
@@ -185,6 +193,7 @@ impl Executor for ProcessExecutor {
         command
             .args(self.command.args_for(&self.input_path))
             .env("RUST_BACKTRACE", "0")
+            .envs(self.env.iter().map(|(key, value)| (key, value)))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -19,8 +19,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::process::quote;
-use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
+use crate::exec::symbolize::Symbolizer;
+use crate::exec::{CommandLine, Executor, Outcome, ProcessExecutor, RunningGroup};
 use crate::project::harness::cargo_program;
+use crate::signature::parse::Frame;
 use crate::signature::{Level, Signature};
 
 mod build;
@@ -87,6 +89,8 @@ pub struct Request<'a> {
     pub running: RunningGroup,
     /// Print progress on stderr.
     pub verbose: bool,
+    /// More environment for the binary's run (a sanitizer's options).
+    pub env: Vec<(&'static str, String)>,
 }
 
 /// Waits for `build` (`cargo fuzz build --sanitizer <the harness's>`,
@@ -122,13 +126,15 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
     };
     let command = format!("{} -runs=1 -rss_limit_mb={} @@", quote(&binary.to_string_lossy()), request.rss_limit_mb);
     let file_name = request.result.file_name().unwrap_or("input".as_ref());
+    let env = request.env.iter().map(|(key, value)| (key.into(), value.into())).collect();
     let outcome = CommandLine::parse(&command)
         .and_then(|command| ProcessExecutor::new(command, request.timeout, file_name, request.running.clone()))
-        .and_then(|mut executor| executor.run(&bytes));
-    let outcome = match outcome {
+        .and_then(|executor| executor.with_env(env).run(&bytes));
+    let mut outcome = match outcome {
         Ok(outcome) => outcome,
         Err(e) => return LibFuzzerCheck::skipped(format!("cannot run `{line}`: {e:#}")),
     };
+    outcome.frames = sanitizer_frames(&binary, &outcome);
     let signature = Signature::of(&outcome);
     let (verified, reason) = match &signature {
         Some(actual) if request.expected.matches_libfuzzer(actual, request.level) => {
@@ -138,6 +144,14 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         None => (Verdict::No, format!("the cargo fuzz build does not crash on it ({})", outcome.status)),
     };
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
+}
+
+/// The frames of a sanitizer's unsymbolized report (`symbolize=0`), looked
+/// up in `binary`; `None` without such a report.
+fn sanitizer_frames(binary: &Path, outcome: &Outcome) -> Option<Vec<Frame>> {
+    let text = outcome.stderr_text();
+    crate::signature::parse::sanitizer(&text)?;
+    Symbolizer::new(binary).trace_frames(&crate::signature::parse::trace(&text))
 }
 
 /// The `{:#?}` rendering of a typed target's input: libfuzzer-sys's typed

@@ -355,10 +355,13 @@ fn batch_options(cli: &Cli, paths: Vec<PathBuf>, has_target: bool) -> Result<Bat
     Ok(BatchOptions { artifacts, paths, each: cli.each, workers, shard, merge: cli.merge })
 }
 
-/// The cores this process may use (1 when unknown): the default number of
-/// workers, and of tests at once for a slow target.
+/// The cores this process may use (its CPU affinity and quota; 1 when
+/// unknown): the default number of workers, and of tests at once for a slow
+/// target; whether a fork-server client may poll (`exec::spin`, every test).
+/// Read once: the quota comes from cgroup files.
 pub fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit

@@ -14,7 +14,6 @@
 
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
@@ -42,7 +41,7 @@ impl Spinner {
     /// Until when the answers to a test started at `started` are polled for;
     /// `None`: wait blocked.
     pub(super) fn until(&self, started: Instant) -> Option<Instant> {
-        polls(self.last, LIVE.load(Ordering::Relaxed), cores()).then(|| started + WINDOW)
+        polls(self.last, LIVE.load(Ordering::Relaxed), crate::options::cores()).then(|| started + WINDOW)
     }
 
     /// Notes how long a test took.
@@ -61,12 +60,6 @@ impl Drop for Spinner {
 /// `live` executors (each with its child busy on one).
 fn polls(last: Option<Duration>, live: usize, cores: usize) -> bool {
     last.is_some_and(|took| took < WINDOW) && live < cores
-}
-
-/// The cores this process may use (its CPU affinity and quota), once.
-fn cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Polls `fd` without sleeping until it is readable (or closed) or `until`

@@ -581,12 +581,7 @@ impl ForkServerExecutor {
         // `llvm-symbolizer` in every crashing child.
         let frames = match frames {
             None if status != Status::Exited(0) && panic.is_none() => {
-                let text = String::from_utf8_lossy(&stderr);
-                if crate::signature::parse::sanitizer(&text).is_some() {
-                    self.symbolizer.trace_frames(&crate::signature::parse::trace(&text))
-                } else {
-                    None
-                }
+                self.symbolizer.report_frames(&String::from_utf8_lossy(&stderr))
             }
             frames => frames,
         };

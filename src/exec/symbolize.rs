@@ -72,6 +72,13 @@ impl Symbolizer {
         self.resolve(lookups)
     }
 
+    /// The frames of a sanitizer's report in `text` (a process's stderr),
+    /// looked up as [`Symbolizer::trace_frames`] does; `None` without a report.
+    pub fn report_frames(&mut self, text: &str) -> Option<Vec<Frame>> {
+        crate::signature::parse::sanitizer(text)?;
+        self.trace_frames(&crate::signature::parse::trace(text))
+    }
+
     /// The frames of a sanitizer's unsymbolized trace (`symbolize=0`), the
     /// executable's `(module+offset)` frames looked up; other modules' frames
     /// are `<unknown>` (runtime frames to the signature). `None` when no

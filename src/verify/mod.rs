@@ -20,9 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::exec::process::quote;
 use crate::exec::symbolize::Symbolizer;
-use crate::exec::{CommandLine, Executor, Outcome, ProcessExecutor, RunningGroup};
+use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
 use crate::project::harness::cargo_program;
-use crate::signature::parse::Frame;
 use crate::signature::{Level, Signature};
 
 mod build;
@@ -134,7 +133,8 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         Ok(outcome) => outcome,
         Err(e) => return LibFuzzerCheck::skipped(format!("cannot run `{line}`: {e:#}")),
     };
-    outcome.frames = sanitizer_frames(&binary, &outcome);
+    // Its report unsymbolized (`symbolize=0`, from the request's env): its frames looked up here.
+    outcome.frames = Symbolizer::new(&binary).report_frames(&outcome.stderr_text());
     let signature = Signature::of(&outcome);
     let (verified, reason) = match &signature {
         Some(actual) if request.expected.matches_libfuzzer(actual, request.level) => {
@@ -144,14 +144,6 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         None => (Verdict::No, format!("the cargo fuzz build does not crash on it ({})", outcome.status)),
     };
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
-}
-
-/// The frames of a sanitizer's unsymbolized report (`symbolize=0`), looked
-/// up in `binary`; `None` without such a report.
-fn sanitizer_frames(binary: &Path, outcome: &Outcome) -> Option<Vec<Frame>> {
-    let text = outcome.stderr_text();
-    crate::signature::parse::sanitizer(&text)?;
-    Symbolizer::new(binary).trace_frames(&crate::signature::parse::trace(&text))
 }
 
 /// The `{:#?}` rendering of a typed target's input: libfuzzer-sys's typed

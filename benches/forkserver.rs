@@ -54,32 +54,19 @@ fn harness() -> PathBuf {
         .unwrap_or_else(|| panic!("no `built HARNESS in` line:\n{stderr}"))
 }
 
-/// Mean time of `runs` fork-`_exit`-`waitpid` rounds.
-fn bare_fork(runs: u32) -> Duration {
+/// Mean time of `runs` fork-`_exit`-`waitpid` rounds; with `polling`, the
+/// parent polls for the child's end (`WNOHANG`) rather than sleeping in
+/// `waitpid`, as our client polls when a core is spare: the floor of a loop
+/// that never lets its core go idle.
+fn bare_fork(runs: u32, polling: bool) -> Duration {
+    let flags = polling.then_some(WaitPidFlag::WNOHANG);
     let start = Instant::now();
     for _ in 0..runs {
         // SAFETY: the child only calls `_exit`, which is async-signal-safe.
         match unsafe { fork() }.expect("fork") {
             ForkResult::Child => unsafe { nix::libc::_exit(0) },
             ForkResult::Parent { child } => {
-                waitpid(child, None).expect("waitpid");
-            }
-        }
-    }
-    start.elapsed() / runs
-}
-
-/// The same with a parent that polls for the child's end (`WNOHANG`)
-/// rather than sleeping in `waitpid`, as our client polls when a core is
-/// spare: the floor of a loop that never lets its core go idle.
-fn bare_fork_polling(runs: u32) -> Duration {
-    let start = Instant::now();
-    for _ in 0..runs {
-        // SAFETY: the child only calls `_exit`, which is async-signal-safe.
-        match unsafe { fork() }.expect("fork") {
-            ForkResult::Child => unsafe { nix::libc::_exit(0) },
-            ForkResult::Parent { child } => {
-                while waitpid(child, Some(WaitPidFlag::WNOHANG)).expect("waitpid") == WaitStatus::StillAlive {
+                while waitpid(child, flags).expect("waitpid") == WaitStatus::StillAlive {
                     std::hint::spin_loop();
                 }
             }
@@ -118,9 +105,9 @@ fn main() {
     println!("|---|--:|--:|--:|:-:|--:|--:|");
     let mut ratios = Vec::new();
     for round in 1..=3 {
-        let floor = bare_fork(runs);
+        let floor = bare_fork(runs, false);
         let ours = fork_server(&harness, runs);
-        let polling = bare_fork_polling(runs);
+        let polling = bare_fork(runs, true);
         let ratio = ours.as_secs_f64() / floor.as_secs_f64();
         ratios.push(ratio);
         let met = if ratio <= 1.5 { "yes" } else { "**no**" };

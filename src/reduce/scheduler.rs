@@ -395,6 +395,18 @@ mod tests {
         reduce_with(&input, in_order, &options, &mut Quiet).unwrap()
     }
 
+    /// Runs `check` on a scheduler of every pass, made for 8 zero bytes that
+    /// nothing makes interesting, with its shrinker.
+    fn with_scheduler(options: &ReduceOptions, check: impl FnOnce(&mut super::Shrinker<'_>, &super::Scheduler)) {
+        use super::{Scheduler, Shrinker, PASSES};
+        use crate::reduce::TestCase;
+        let mut oracle = |_: &[u8]| Verdict::Boring;
+        let mut quiet = Quiet;
+        let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, options, &mut quiet);
+        let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
+        check(&mut shrinker, &scheduler);
+    }
+
     /// Tests of the passes that never paid.
     fn fruitless(reduction: &Reduction) -> u64 {
         reduction.stats.passes.iter().filter(|p| p.successes == 0).map(|p| p.tests).sum()
@@ -405,49 +417,41 @@ mod tests {
     /// inputs every pass otherwise, keeps its own budget.
     #[test]
     fn deletions_only_glance_after_a_lowering_success_or_on_raw_bytes() {
-        use super::{Glance, Scheduler, Shrinker, Tier, GLANCE, PASSES};
-        use crate::reduce::TestCase;
+        use super::{Glance, Tier, GLANCE, PASSES};
         let options = ReduceOptions::default();
-        let mut oracle = |_: &[u8]| Verdict::Boring;
-        let mut quiet = Quiet;
-        let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, &options, &mut quiet);
-        let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
-        for (p, pass) in PASSES.iter().enumerate() {
-            let glance = if pass.tier == Tier::Delete { GLANCE } else { options.max_failures };
-            for after_lowering in [false, true] {
-                let typed = if after_lowering { glance } else { options.max_failures };
-                let (name, typed_case) = (pass.name, Glance { after_lowering, raw: false });
-                assert_eq!(scheduler.budget(p, typed_case), typed, "{name} after lowering: {after_lowering}");
-                let raw_case = Glance { after_lowering, raw: true };
-                assert_eq!(scheduler.budget(p, raw_case), glance, "{name} after lowering: {after_lowering}");
+        with_scheduler(&options, |_, scheduler| {
+            for (p, pass) in PASSES.iter().enumerate() {
+                let glance = if pass.tier == Tier::Delete { GLANCE } else { options.max_failures };
+                for after_lowering in [false, true] {
+                    let typed = if after_lowering { glance } else { options.max_failures };
+                    let (name, typed_case) = (pass.name, Glance { after_lowering, raw: false });
+                    assert_eq!(scheduler.budget(p, typed_case), typed, "{name} after lowering: {after_lowering}");
+                    let raw_case = Glance { after_lowering, raw: true };
+                    assert_eq!(scheduler.budget(p, raw_case), glance, "{name} after lowering: {after_lowering}");
+                }
             }
-        }
+        });
         assert!(GLANCE < options.max_failures);
     }
 
     #[test]
     fn the_final_round_runs_the_guarantee_passes_and_those_that_paid() {
-        use super::{Scheduler, Shrinker, PASSES};
-        use crate::reduce::TestCase;
-        let options = ReduceOptions::default();
-        let mut oracle = |_: &[u8]| Verdict::Boring;
-        let mut quiet = Quiet;
-        let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, &options, &mut quiet);
-        let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
+        use super::PASSES;
         let all: Vec<usize> = (0..PASSES.len()).collect();
         let names = |passes: Vec<usize>| passes.into_iter().map(|p| PASSES[p].name).collect::<Vec<_>>();
         let guarantee: Vec<&str> = PASSES.iter().filter(|p| p.guarantee).map(|p| p.name).collect();
         assert!(!guarantee.is_empty() && guarantee.len() < PASSES.len());
-        assert_eq!(names(scheduler.final_passes(&shrinker, &all)), guarantee, "nothing paid yet");
-        let chunks = PASSES.iter().position(|p| p.name == "delete-chunks").unwrap();
-        shrinker.stats.passes[scheduler.passes[chunks].stats].successes = 1;
-        let with_chunks = names(scheduler.final_passes(&shrinker, &all));
-        assert!(with_chunks.contains(&"delete-chunks") && with_chunks.len() == guarantee.len() + 1);
-
+        with_scheduler(&ReduceOptions::default(), |shrinker, scheduler| {
+            assert_eq!(names(scheduler.final_passes(shrinker, &all)), guarantee, "nothing paid yet");
+            let chunks = PASSES.iter().position(|p| p.name == "delete-chunks").unwrap();
+            shrinker.stats.passes[scheduler.passes[chunks].stats].successes = 1;
+            let with_chunks = names(scheduler.final_passes(shrinker, &all));
+            assert!(with_chunks.contains(&"delete-chunks") && with_chunks.len() == guarantee.len() + 1);
+        });
         let corpus = ReduceOptions { lowering: false, ..ReduceOptions::default() };
-        let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, &corpus, &mut quiet);
-        let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
-        assert_eq!(scheduler.final_passes(&shrinker, &all), all, "a corpus's shrink runs every pass");
+        with_scheduler(&corpus, |shrinker, scheduler| {
+            assert_eq!(scheduler.final_passes(shrinker, &all), all, "a corpus's shrink runs every pass");
+        });
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub struct Summary {
     /// harness mode; not in `tests`): answered without running the target
     /// (or, with `--parallel`, run ahead by a lane that did not know it).
     pub known_values: u64,
+    /// Candidates a round did not run because the same edit behind the same
+    /// bytes had failed before (the final round, the proof, runs them).
+    pub remembered_failures: u64,
     /// The reduction's wall time, in seconds.
     pub seconds: f64,
     /// Tests per second.

@@ -317,6 +317,7 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         redone_at_timeout: stats.redone_at_timeout,
         cache_hits: stats.cache_hits,
         known_values: stats.known_values,
+        remembered_failures: stats.remembered_failures,
         seconds,
         tests_per_second: stats.tests as f64 / seconds.max(1e-6),
         parallel: ParallelSummary {

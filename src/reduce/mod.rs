@@ -9,6 +9,7 @@
 mod choice;
 pub mod draws;
 pub mod join;
+mod memo;
 mod oracle;
 pub mod passes;
 #[cfg(test)]

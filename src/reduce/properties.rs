@@ -13,7 +13,8 @@ type Case = (String, Pure, Vec<u8>);
 fn random_case(rng: &mut fastrand::Rng) -> Case {
     let alphabet = Alphabet((0..rng.usize(2..8)).map(|_| rng.u8(..)).collect());
     let len = rng.usize(10..300);
-    match rng.u8(..7) {
+    match rng.u8(..8) {
+        7 => hash_case(rng, &alphabet, len),
         6 => ops_case(rng).unwrap_or_else(|| random_case(rng)),
         0 => subsequence_case(rng, &alphabet, len),
         1 => bytes_below_case(rng, &alphabet, len),
@@ -121,6 +122,19 @@ fn pair_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
     input.insert(at, 255);
     let pred = move |s: &[u8]| s.windows(2).any(|w| u16::from(w[0]) + u16::from(w[1]) >= target);
     (format!("pair sum >= {target}"), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
+}
+
+/// Not decided by any part of the input: a hash of all of it (one input in
+/// eight), where an edit that failed may pass once anything else changed.
+fn hash_case(rng: &mut fastrand::Rng, alphabet: &Alphabet, len: usize) -> Case {
+    let fnv =
+        |s: &[u8]| s.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let pred = move |s: &[u8]| fnv(s) >> 61 == 0;
+    let mut input = alphabet.noise(rng, len);
+    while !pred(&input) {
+        input.push(rng.u8(..));
+    }
+    ("a hash of the whole input".to_string(), Box::new(move |s: &[u8]| Verdict::from_bool(pred(s))), input)
 }
 
 /// Structured: a flagged list whose elements must hold enough large values.

@@ -10,10 +10,11 @@
 //! (multi-course with adaptive restart; after a lowering success, and
 //! always on raw bytes, they only glance, with a smaller budget, before the
 //! costlier moves run), and after each round passes that paid move ahead of
-//! those that did not within their tier. When a round finds nothing, a
-//! final round runs the guarantee passes to exhaustion (and the others that
-//! paid in this reduction, with their budgets); the reduction ends when that
-//! finds nothing either.
+//! those that did not within their tier. In the rounds an edit that failed
+//! before, behind the same bytes, is not run again (`memo.rs`). When a round
+//! finds nothing, a final round runs the guarantee passes to exhaustion (and
+//! the others that paid in this reduction, with their budgets), running
+//! every candidate; the reduction ends when that finds nothing either.
 
 use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};
@@ -122,6 +123,7 @@ impl Scheduler {
 
     /// The polish passes, each to exhaustion, once the rounds are done.
     fn polish(&mut self, sh: &mut Shrinker<'_>) -> StopReason {
+        sh.remember_failures(false);
         for p in 0..self.passes.len() {
             if self.passes[p].def.tier == Tier::Polish {
                 if let Err(stop) = self.run_pass(sh, p, None, &[]) {
@@ -140,6 +142,7 @@ impl Scheduler {
         // deletion to succeed or for the final round.
         let mut after_lowering = false;
         loop {
+            sh.remember_failures(true);
             let progress = match self.round(sh, &order, &mut after_lowering) {
                 Ok(progress) => progress,
                 Err(stop) => return stop,
@@ -205,7 +208,8 @@ impl Scheduler {
 
     /// The round after one where nothing paid: the guarantee passes run to
     /// exhaustion, the others that paid in this reduction with their budget;
-    /// returns whether any pass paid.
+    /// returns whether any pass paid. It runs every candidate: the memo of
+    /// failed edits (`memo.rs`), which answers some in the rounds, is off.
     ///
     /// When minimizing a crash a pass that never paid is left out: its
     /// budget has been halved round after round, and on the samples no final
@@ -217,6 +221,14 @@ impl Scheduler {
     /// from 96,579 bytes to 101,838 and `scene`'s from 18,366 to 18,624.
     fn final_round(&mut self, sh: &mut Shrinker<'_>, order: &[usize]) -> Result<bool, StopReason> {
         let order = self.final_passes(sh, order);
+        sh.remember_failures(false);
+        if sh.memo_answered_now() {
+            // The choices the memo answered were not run: walk them all
+            // again (those run come back as cache hits, at no test).
+            for state in &mut self.passes {
+                state.generation = u64::MAX;
+            }
+        }
         for (i, &p) in order.iter().enumerate() {
             let then: Vec<(usize, Budget)> = order[i + 1..].iter().map(|&q| (q, self.final_budget(q))).collect();
             let paid = self.run_pass(sh, p, self.final_budget(p), &then)?;
@@ -357,19 +369,24 @@ impl Scheduler {
     /// `p`'s own (with `failures_left` failing steps before it yields), then
     /// the passes in `then`; hands them to the oracle to test at once.
     fn predict(&self, sh: &mut Shrinker<'_>, p: usize, failures_left: Budget, then: &[(usize, Budget)]) {
-        let position = |q: usize, failures_left: Option<u32>| {
-            let pass = &self.passes[q];
-            Position {
-                step: pass.def.step,
-                tree: (pass.generation == sh.generation()).then_some(&pass.tree),
-                prefix: &pass.prefix,
-                failures_left,
-            }
-        };
-        let mut positions = vec![position(p, failures_left)];
-        positions.extend(then.iter().map(|&(q, budget)| position(q, budget)));
+        let generation = sh.generation();
+        let mut positions = vec![self.position(p, generation, failures_left)];
+        positions.extend(then.iter().map(|&(q, budget)| self.position(q, generation, budget)));
         let rng = matches!(sh.options().order, Order::Random { .. }).then(|| self.rng.clone());
         speculate::predict(sh, &positions, rng);
+    }
+
+    /// Where pass `q` stands on the best test case of `generation`, with
+    /// `failures_left` failing steps before it yields.
+    fn position(&self, q: usize, generation: u64, failures_left: Budget) -> Position<'_> {
+        let pass = &self.passes[q];
+        Position {
+            step: pass.def.step,
+            tree: (pass.generation == generation).then_some(&pass.tree),
+            prefix: &pass.prefix,
+            stats: pass.stats,
+            failures_left,
+        }
     }
 }
 

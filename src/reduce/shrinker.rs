@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use super::choice::DeadBranch;
 use super::draws::typed_order;
+use super::memo::EditMemo;
 use super::oracle::{Oracle, Verdict};
 use super::stats::{Observer, PassStats, Progress, Stats, StopReason};
 use super::testcase::{shortlex, TestCase};
@@ -46,6 +47,8 @@ pub(crate) struct Shrinker<'a> {
     /// Hashes of every candidate run (64-bit SipHash with fixed keys, so runs
     /// are reproducible; a collision only skips one candidate).
     seen: HashSet<u64>,
+    /// Edits that failed, answered without a test in a round.
+    memo: EditMemo,
     pub(crate) stats: Stats,
     /// Index into `stats.passes` of the pass now running.
     current: usize,
@@ -93,6 +96,7 @@ impl<'a> Shrinker<'a> {
             options,
             observer,
             seen,
+            memo: EditMemo::default(),
             stats,
             current: 0,
             started: Instant::now(),
@@ -119,6 +123,18 @@ impl<'a> Shrinker<'a> {
 
     pub(crate) fn options(&self) -> &ReduceOptions {
         self.options
+    }
+
+    /// Lets the memo of failed edits answer candidates (in a round) or not
+    /// (in the proof and the polish).
+    pub(crate) fn remember_failures(&mut self, on: bool) {
+        self.memo.set_on(on);
+    }
+
+    /// Whether the memo answered a candidate of the best test case as it is
+    /// now: then the passes' choices on it are not all proven.
+    pub(crate) fn memo_answered_now(&self) -> bool {
+        self.memo.answered_at(self.generation)
     }
 
     /// Registers the passes' statistics rows.
@@ -175,21 +191,32 @@ impl<'a> Shrinker<'a> {
             return Ok(false);
         }
         let key = hash(&candidate);
+        let fresh = self.dry.is_some() && !self.seen.contains(&key) && !self.remembered(&candidate);
         if let Some(dry) = &mut self.dry {
-            if !self.seen.contains(&key) && dry.seen.insert(key) {
+            if fresh && dry.seen.insert(key) {
                 dry.candidates.push(candidate);
             }
             return if dry.candidates.len() >= dry.limit { Err(Halt::Dead) } else { Ok(false) };
         }
-        if !self.seen.insert(key) {
+        if self.seen.contains(&key) {
             self.stats.cache_hits += 1;
             return Ok(false);
         }
+        if self.remembered(&candidate) {
+            self.memo.answered(key, self.generation);
+            self.stats.remembered_failures += 1;
+            return Ok(false);
+        }
+        self.seen.insert(key);
         self.check_budget()?;
         self.take_ahead(key);
         let known_before = self.oracle.known_values();
         let verdict = self.oracle.test(&candidate);
         self.count_test(known_before);
+        if let Ok(verdict) = &verdict {
+            let interesting = matches!(verdict, Verdict::Interesting(_));
+            self.memo.record(&self.best.bytes, &candidate, key, interesting);
+        }
         match verdict {
             Err(e) => Err(Halt::Stop(StopReason::OracleFailed(format!("{e:#}")))),
             Ok(Verdict::Boring) => Ok(false),
@@ -257,6 +284,12 @@ impl<'a> Shrinker<'a> {
         self.stats.clone()
     }
 
+    /// Makes `pass` the one whose counters the steps read, without telling
+    /// the observer (a dry run); returns the one it was.
+    pub(crate) fn swap_current(&mut self, pass: usize) -> usize {
+        std::mem::replace(&mut self.current, pass)
+    }
+
     /// How many candidates the prediction under way has collected.
     pub(crate) fn predicted(&self) -> usize {
         self.dry.as_ref().map_or(0, |dry| dry.candidates.len())
@@ -281,7 +314,7 @@ impl<'a> Shrinker<'a> {
             .into_iter()
             .filter(|c| {
                 let key = hash(c);
-                self.better(c, typed) && !self.seen.contains(&key) && keys.insert(key)
+                self.better(c, typed) && !self.seen.contains(&key) && !self.remembered(c) && keys.insert(key)
             })
             .take(limit)
             .collect();
@@ -337,6 +370,12 @@ impl<'a> Shrinker<'a> {
         self.observer.progress(&progress);
     }
 
+    /// Whether the memo answers `candidate` as a failure (never on an input
+    /// that draws alone describe: see [`super::memo`]).
+    fn remembered(&self, candidate: &[u8]) -> bool {
+        !self.best.draws_only() && self.memo.remembers(&self.best.bytes, candidate)
+    }
+
     /// Ends the reduction.
     pub(crate) fn finish(mut self, stop: StopReason) -> Reduction {
         self.stats.final_len = self.best.len();
@@ -359,6 +398,6 @@ fn configured(mut tc: TestCase, options: &ReduceOptions) -> TestCase {
     tc
 }
 
-fn hash(bytes: &[u8]) -> u64 {
+pub(crate) fn hash(bytes: &[u8]) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
 }

@@ -20,6 +20,8 @@ pub(crate) struct Position<'a> {
     /// Its choices on the current test case (`None`: it has not run on it yet).
     pub(crate) tree: Option<&'a ChoiceTree>,
     pub(crate) prefix: &'a [usize],
+    /// Its statistics row (its steps read their own counters).
+    pub(crate) stats: usize,
     /// Failing steps it may take before it yields (`None`: it runs to exhaustion).
     pub(crate) failures_left: Option<u32>,
 }
@@ -40,29 +42,44 @@ pub(crate) fn predict(sh: &mut Shrinker<'_>, passes: &[Position<'_>], mut rng: O
         if steps == MAX_DRY_STEPS || sh.predicted() >= limit {
             break;
         }
-        let mut tree = pass.tree.cloned().unwrap_or_else(ChoiceTree::new);
-        let mut prefix = pass.prefix.to_vec();
-        let mut failures = 0;
-        while !tree.exhausted() && pass.failures_left.map_or(true, |left| failures < left) {
-            if steps == MAX_DRY_STEPS || sh.predicted() >= limit {
-                break;
-            }
-            steps += 1;
-            let before = sh.predicted();
-            let selection = match &mut rng {
-                Some(rng) => Selection::Random(rng),
-                None => Selection::Prefix(&prefix),
-            };
-            let mut chooser = Chooser::new(&mut tree, selection);
-            let result = (pass.step)(sh, &mut chooser);
-            prefix = chooser.finish();
-            // A step that proposed a candidate is a failing step, as it would
-            // be if the prediction holds.
-            failures += u32::from(sh.predicted() > before);
-            if matches!(result, Err(Halt::Stop(_))) {
-                break;
-            }
-        }
+        dry_run(sh, pass, rng.as_mut(), &mut steps, limit);
     }
     sh.end_prediction(saved);
+}
+
+/// Runs `pass`'s steps dry until its choices or failures are used up, `limit`
+/// candidates are collected or `steps` reaches [`MAX_DRY_STEPS`]. The steps
+/// see the pass's own statistics, as they do when it runs.
+fn dry_run(
+    sh: &mut Shrinker<'_>,
+    pass: &Position<'_>,
+    mut rng: Option<&mut fastrand::Rng>,
+    steps: &mut usize,
+    limit: usize,
+) {
+    let mut tree = pass.tree.cloned().unwrap_or_else(ChoiceTree::new);
+    let mut prefix = pass.prefix.to_vec();
+    let mut failures = 0;
+    let running = sh.swap_current(pass.stats);
+    while !tree.exhausted() && pass.failures_left.map_or(true, |left| failures < left) {
+        if *steps == MAX_DRY_STEPS || sh.predicted() >= limit {
+            break;
+        }
+        *steps += 1;
+        let before = sh.predicted();
+        let selection = match &mut rng {
+            Some(rng) => Selection::Random(rng),
+            None => Selection::Prefix(&prefix),
+        };
+        let mut chooser = Chooser::new(&mut tree, selection);
+        let result = (pass.step)(sh, &mut chooser);
+        prefix = chooser.finish();
+        // A step that proposed a candidate is a failing step, as it would
+        // be if the prediction holds.
+        failures += u32::from(sh.predicted() > before);
+        if matches!(result, Err(Halt::Stop(_))) {
+            break;
+        }
+    }
+    sh.swap_current(running);
 }

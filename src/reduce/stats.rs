@@ -78,6 +78,9 @@ pub struct Stats {
     /// (typed targets; not counted in `tests`): answered without running the
     /// target, or run ahead on a `--parallel` lane that did not know it.
     pub known_values: u64,
+    /// Candidates not run in a round because the same edit behind the same
+    /// bytes had failed on an earlier best (`memo`); the proof runs them.
+    pub remembered_failures: u64,
     /// Candidates never run because they were not better than the best so far.
     pub not_better: u64,
     /// Per pass, in the order the passes are defined.

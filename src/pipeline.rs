@@ -178,6 +178,7 @@ fn reduce_once<E: Executor + ?Sized>(
         target,
         slips,
         values: HashSet::new(),
+        alikes: HashSet::new(),
         known_values: 0,
         probe: &mut probe,
         hang_checked: false,
@@ -199,6 +200,8 @@ struct SameCrash<'a, 's, E: ?Sized> {
     slips: &'a mut Slips<'s>,
     /// The value keys of the candidates tested, in the serial run's order.
     values: HashSet<u64>,
+    /// The look-alike keys of the clean runs among them.
+    alikes: HashSet<u64>,
     /// How many candidates had a value tested before (answered without a
     /// run, or run ahead on a lane that did not know it: counted alike, so
     /// the counts do not depend on `--parallel`).
@@ -217,9 +220,11 @@ impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
         if let Some(limit) = self.probe.as_mut().and_then(|probe| probe.observe(&outcome)) {
             self.executor.limit_time(Some(limit));
         }
-        if let Some(key) = outcome.value_key {
-            self.known_values += u64::from(!self.values.insert(key));
-        }
+        // A look-alike of a clean run counts as known too, whether this run
+        // was answered by it or ran on a lane that did not have it.
+        let value_seen = outcome.value_key.is_some_and(|key| !self.values.insert(key));
+        let alike_seen = outcome.alike_key.is_some_and(|key| !self.alikes.insert(key));
+        self.known_values += u64::from(value_seen || alike_seen);
         let Some(actual) = Signature::of(&outcome) else { return Ok(Verdict::Boring) };
         let target = self.target;
         if !target.expected.matches(&actual, target.level) {
@@ -320,6 +325,7 @@ mod tests {
                 panic: None,
                 frames: None,
                 value_key: None,
+                alike_key: None,
             })
         }
     }
@@ -393,7 +399,16 @@ mod tests {
             let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
             self.cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
             let duration = takes.min(limit);
-            Ok(Outcome { status, stderr: Vec::new(), duration, cpu: None, panic: None, frames: None, value_key: None })
+            Ok(Outcome {
+                status,
+                stderr: Vec::new(),
+                duration,
+                cpu: None,
+                panic: None,
+                frames: None,
+                value_key: None,
+                alike_key: None,
+            })
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {
@@ -462,7 +477,16 @@ mod tests {
             let duration =
                 if status == Status::Timeout { self.limit.unwrap_or(Duration::from_secs(1)) } else { Duration::ZERO };
             let stderr = stderr.as_bytes().to_vec();
-            Ok(Outcome { status, stderr, duration, cpu: None, panic: None, frames: None, value_key: None })
+            Ok(Outcome {
+                status,
+                stderr,
+                duration,
+                cpu: None,
+                panic: None,
+                frames: None,
+                value_key: None,
+                alike_key: None,
+            })
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {

@@ -479,6 +479,7 @@ mod tests {
                 panic: None,
                 frames: None,
                 value_key: None,
+                alike_key: None,
             })
         }
     }

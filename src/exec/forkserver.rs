@@ -556,10 +556,17 @@ impl ForkServerExecutor {
             let known = key.and_then(|key| self.known.replay(key));
             return known.with_context(|| format!("the harness stopped at a value the client never ran ({result:?})"));
         }
-        let outcome = Outcome { value_key: key, ..self.run_outcome(status, duration)? };
+        let clean = status == Status::Exited(0)
+            && self.last_result.as_ref().is_some_and(|r| matches!(r.kind, ResultKind::Ok | ResultKind::Rejected));
+        // A look-alike answers only for a run that did not crash (`known`).
+        let alike_key = self.last_result.as_ref().and_then(|r| r.alike_key).filter(|_| clean);
+        let outcome = Outcome { value_key: key, alike_key, ..self.run_outcome(status, duration)? };
         // A timeout under a shortened limit might have ended under the configured one.
         if let Some(key) = key.filter(|_| status != Status::Timeout || self.limit.is_none()) {
             self.known.learn(&self.shm.layout, &mut self.shm.map, key, &outcome);
+        }
+        if let Some(alike) = alike_key {
+            self.known.learn(&self.shm.layout, &mut self.shm.map, alike, &outcome);
         }
         Ok(outcome)
     }
@@ -585,7 +592,7 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Outcome { status, stderr, duration, cpu: self.last_cpu, panic, frames, value_key: None })
+        Ok(Outcome { status, stderr, duration, cpu: self.last_cpu, panic, frames, value_key: None, alike_key: None })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.

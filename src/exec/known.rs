@@ -83,6 +83,7 @@ mod tests {
             panic: None,
             frames: None,
             value_key: Some(7),
+            alike_key: None,
         }
     }
 

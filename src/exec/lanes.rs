@@ -160,6 +160,7 @@ mod tests {
                 panic: None,
                 frames: None,
                 value_key: None,
+                alike_key: None,
             })
         }
     }

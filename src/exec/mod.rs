@@ -74,6 +74,11 @@ pub struct Outcome {
     /// mode; see [`known`]): inputs with the same key run the same way, and
     /// one whose key a run already had may be answered with that run's outcome.
     pub value_key: Option<u64>,
+    /// The hash of the decoded value's `Debug` rendering, when the target
+    /// returned without a crash during a reduction (harness mode; see
+    /// [`known`]): a candidate whose value looks alike is answered with that
+    /// run's outcome, never with a crash.
+    pub alike_key: Option<u64>,
 }
 
 /// A panic reported by the process itself rather than parsed from its stderr.

@@ -844,6 +844,75 @@ mod tests {
         assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
     }
 
+    /// The look-alike key on the real `scene` harness: a candidate whose
+    /// value renders as a clean run's did stops before the target, and one
+    /// that renders as a crash's runs (a look-alike never answers a crash).
+    #[test]
+    fn a_look_alike_of_a_clean_run_is_answered_and_one_of_a_crash_is_run() {
+        use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
+        use crate::exec::{Executor, Status};
+        use crate::protocol::ResultKind;
+
+        let project = FuzzProject::locate(None, &repo()).unwrap();
+        let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
+        let harness = build_harness(&project, "scene", &options).unwrap_or_else(|e| panic!("{e}"));
+        let config = ForkServerConfig::new(&harness.binary, Duration::from_secs(10));
+        let mut executor = ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
+        executor.replay_known_values(true);
+        let mut run = |input: &[u8]| {
+            let outcome = executor.run(input).unwrap();
+            (outcome, executor.last_result().expect("the child's result").clone())
+        };
+        // One bit of one byte flipped, each in turn.
+        let flips = |input: &[u8]| -> Vec<Vec<u8>> {
+            (0..input.len() * 8)
+                .map(|bit| {
+                    let mut flipped = input.to_vec();
+                    flipped[bit / 8] ^= 1 << (bit % 8);
+                    flipped
+                })
+                .collect()
+        };
+        // scene's minimal crash (corpus-samples/scene/expected.toml).
+        let crash: Vec<u8> = (0..18)
+            .map(|i| u8::from_str_radix(&"01000000ab0001000000ab01000000560000"[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let (_, crashed) = run(&crash);
+        assert_eq!(crashed.kind, ResultKind::Panicked);
+        let crash_alike = crashed.alike_key.expect("lookups are on: the child hashes the rendering");
+        let mut crash_alikes = 0;
+        for flipped in flips(&crash) {
+            let (outcome, result) = run(&flipped);
+            if result.alike_key == Some(crash_alike) && result.value_key != crashed.value_key {
+                crash_alikes += 1;
+                assert_eq!(result.kind, ResultKind::Panicked, "a crash's look-alike runs: {flipped:02x?}");
+                assert_eq!(outcome.alike_key, None, "and a crash's look-alike key is not kept");
+            }
+        }
+        assert!(crash_alikes > 0, "the enum tags' low bytes render alike");
+
+        // A clean run: the crash with one byte zeroed, the first that does not crash.
+        let (clean, clean_run) = (0..crash.len())
+            .map(|i| [&crash[..i], &[0], &crash[i + 1..]].concat())
+            .find_map(|input| {
+                let (outcome, result) = run(&input);
+                (outcome.status == Status::Exited(0) && result.alike_key.is_some())
+                    .then_some((input, (outcome, result)))
+            })
+            .expect("some byte zeroed makes the crash go away");
+        assert_eq!(clean_run.0.alike_key, clean_run.1.alike_key, "a clean run's look-alike key is kept");
+        let answered: Vec<Vec<u8>> = flips(&clean)
+            .into_iter()
+            .filter(|flipped| {
+                let (outcome, result) = run(flipped);
+                let known = result.kind == ResultKind::Known && result.value_key == clean_run.1.alike_key;
+                assert!(!known || outcome == clean_run.0, "answered with the clean run's outcome");
+                known
+            })
+            .collect();
+        assert!(!answered.is_empty(), "a look-alike of the clean run is answered without running the target");
+    }
+
     #[test]
     fn a_target_that_does_not_compile_is_a_typed_build_error() {
         let dir = tempfile::tempdir().unwrap();

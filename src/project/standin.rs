@@ -244,18 +244,32 @@ fn standin_manifest(manifest: &mut DocumentMut, runtime: &Path) {
 /// target), in libfuzzer-sys 0.4.7 and later.
 const DECODED_ANCHOR: &str = "pub fn rust_libfuzzer_debug_path() -> &'static Option<String> {\n";
 
+/// The line of a typed `fuzz_target!`'s expansion that decodes the input
+/// (`data` is then a `Result<T, arbitrary::Error>`, `T: Debug`), in 0.4.7 and
+/// later; the look-alike hook goes at its end ([`patched_lib`]).
+const VALUE_ANCHOR: &str = "let data = <$dty as Arbitrary>::arbitrary_take_rest(u);\n";
+
+/// The hook that hands the decoded value to the runtime (see `cmc_runtime::values::value`).
+const VALUE_HOOK: &str = "\n// cargo-minimize-crash: the decoded value, for the look-alike key.\n\
+    #[doc(hidden)]\npub fn __cmc_value<T: ::core::fmt::Debug>(value: &T) {\n    cmc_runtime::values::value(value)\n}\n";
+
 /// The crate root, with warnings allowed (cargo caps lints for registry
 /// crates but not for path ones, and a user's `RUSTFLAGS=-Dwarnings` must not
 /// fail an old version's code on a new compiler), our module declared, and
-/// the runtime's hook for decoded values ([`DECODED_ANCHOR`]; on the same
-/// line, so no line moves) where the version has the anchor.
+/// the runtime's hooks, on lines of their own or at the end of one, so no
+/// line moves: for decoded values ([`DECODED_ANCHOR`]) and for the value
+/// itself ([`VALUE_ANCHOR`]), where the version has the anchor.
 fn patched_lib(lib: &str) -> String {
     let hooked = DECODED_ANCHOR.replace('\n', " cmc_runtime::values::decoded(); // cargo-minimize-crash\n");
-    let lib = if lib.matches(DECODED_ANCHOR).count() == 1 {
+    let mut lib = if lib.matches(DECODED_ANCHOR).count() == 1 {
         lib.replacen(DECODED_ANCHOR, &hooked, 1)
     } else {
         lib.to_string()
     };
+    if lib.contains(VALUE_ANCHOR) {
+        let hooked = VALUE_ANCHOR.replace('\n', " $crate::__cmc_value(&data); // cargo-minimize-crash\n");
+        lib = lib.replace(VALUE_ANCHOR, &hooked) + VALUE_HOOK;
+    }
     format!(
         "#![allow(warnings)] // cargo-minimize-crash: lints are capped for registry crates\n{lib}\n\
          // cargo-minimize-crash: run the fuzz target under the fork server instead of libFuzzer.\n\
@@ -482,6 +496,19 @@ version = "1.0.83"
         // A version without the function (before 0.4.7) is left as it is: no value cache.
         let old = "pub fn test_input_wrap() {}\n";
         assert!(!patched_lib(old).contains("decoded"));
+    }
+
+    #[test]
+    fn the_value_hook_goes_at_the_end_of_each_typed_decoding_line() {
+        let decode = "                let data = <$dty as Arbitrary>::arbitrary_take_rest(u);\n";
+        let lib = format!("macro_rules! fuzz_target {{\n{decode}\n}}\nmacro_rules! other {{\n{decode}}}\n");
+        let patched = patched_lib(&lib);
+        let hooked = "let data = <$dty as Arbitrary>::arbitrary_take_rest(u); $crate::__cmc_value(&data); // cargo-minimize-crash\n";
+        assert_eq!(patched.matches(hooked).count(), 2, "{patched}");
+        assert_eq!(patched.matches("pub fn __cmc_value<T: ::core::fmt::Debug>(value: &T)").count(), 1);
+        // After the `allow` line, every line of the copy where it was, hooked at its end or not.
+        assert!(lib.lines().zip(patched.lines().skip(1)).all(|(line, now)| now.starts_with(line)), "{patched}");
+        assert!(!patched_lib("pub fn test_input_wrap() {}\n").contains("__cmc_value"), "a version without the line");
     }
 
     #[test]

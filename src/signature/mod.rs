@@ -245,6 +245,7 @@ mod tests {
             panic: None,
             frames: None,
             value_key: None,
+            alike_key: None,
         }
     }
 

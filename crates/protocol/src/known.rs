@@ -12,11 +12,22 @@
 //! target with [`super::ResultKind::Known`], and the client answers with the
 //! earlier outcome: a fork and a decode instead of a run of the target.
 //!
+//! A second key covers values that differ only where the target cannot see
+//! it through the value's `Debug` rendering: an enum tag `0x59000000` and
+//! `0x55000000` are one variant, a `bool` byte `0xf3` and `0x01` are both
+//! `true`. While lookups are on, the child also hashes the decoded value's
+//! `Debug` rendering, the *look-alike key* ([`Layout::write_alike_key`]). The
+//! client puts a look-alike key in the same table only after a run that
+//! returned without a crash, and a child that finds its look-alike key there
+//! stops with [`super::ResultKind::Known`] and that key as its value key: a
+//! `Debug` rendering can hide a difference (a hand-written impl), so this
+//! answer is only ever "no crash", never a crash the candidate may not have.
+//!
 //! The table is open addressing with linear probing over `u64` slots; 0 marks
 //! an empty slot, so a key of 0 is stored as 1 ([`stored`]). Only the client
 //! writes it, between runs; children only read it.
 
-use super::shm::{FLAG_VALUE_KEY, H_KNOWN_CAPACITY, H_KNOWN_ON, R_FLAGS, R_VALUE_KEY};
+use super::shm::{FLAG_ALIKE_KEY, FLAG_VALUE_KEY, H_KNOWN_CAPACITY, H_KNOWN_ON, R_ALIKE_KEY, R_FLAGS, R_VALUE_KEY};
 use super::{get_u32, put_u32, Layout};
 
 /// The key as the table stores it: never 0, which marks an empty slot.
@@ -29,6 +40,12 @@ impl Layout {
     pub fn write_value_key(&self, shm: &mut [u8], key: u64) {
         shm[R_VALUE_KEY..R_VALUE_KEY + 8].copy_from_slice(&key.to_le_bytes());
         put_u32(shm, R_FLAGS, get_u32(shm, R_FLAGS) | FLAG_VALUE_KEY);
+    }
+
+    /// Records the look-alike key of the run (the child, while lookups are on).
+    pub fn write_alike_key(&self, shm: &mut [u8], key: u64) {
+        shm[R_ALIKE_KEY..R_ALIKE_KEY + 8].copy_from_slice(&key.to_le_bytes());
+        put_u32(shm, R_FLAGS, get_u32(shm, R_FLAGS) | FLAG_ALIKE_KEY);
     }
 
     /// Turns the children's lookups on or off (the client: off for runs that
@@ -133,7 +150,12 @@ mod tests {
         assert_eq!(LAYOUT.read_result(&shm).unwrap().value_key, None);
         LAYOUT.write_value_key(&mut shm, 0xfeed);
         assert_eq!(LAYOUT.read_result(&shm).unwrap().value_key, Some(0xfeed));
+        assert_eq!(LAYOUT.read_result(&shm).unwrap().alike_key, None);
+        LAYOUT.write_alike_key(&mut shm, 0xbeef);
+        let result = LAYOUT.read_result(&shm).unwrap();
+        assert_eq!((result.value_key, result.alike_key), (Some(0xfeed), Some(0xbeef)));
         LAYOUT.clear_result(&mut shm);
-        assert_eq!(LAYOUT.read_result(&shm).unwrap().value_key, None);
+        let result = LAYOUT.read_result(&shm).unwrap();
+        assert_eq!((result.value_key, result.alike_key), (None, None));
     }
 }

@@ -42,7 +42,7 @@
 //! 0        header (64 bytes): magic "cmc-shm\0", version, input / example / label capacities, input length,
 //!          feature capacity (0 = no coverage), known-value capacity, known values on
 //! 64       result (5,472 bytes): kind, panic line and column, lengths, flags, example and label counts,
-//!          frame count, signal, feature count, counters, max stack offset, value key, panic message
+//!          frame count, signal, feature count, counters, max stack offset, value and look-alike keys, panic message
 //!          (4,096 bytes), panic file (1,024 bytes), crash frames (image base, image length, 32 raw addresses)
 //! 5,536    examples: example_capacity records of 24 bytes (front span, back span, label id, depth)
 //! ...      labels: label_capacity bytes of (u16 length, name) entries; a label id is an entry's index

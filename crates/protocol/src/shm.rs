@@ -10,7 +10,7 @@
 //! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
 //!          88  example count   92 examples dropped   96 label bytes used   100 label count
 //!          104 frame count   108 signal   112 feature count   116 counters   120 max stack offset (u64)
-//!          128 value key (u64)   136..144 reserved
+//!          128 value key (u64)   136 look-alike key (u64)
 //!          144 message (4,096)   4,240 file (1,024)
 //!          5,264 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
 //! examples 5,536, then example capacity x 24 bytes:
@@ -93,6 +93,7 @@ const R_FEATURE_COUNT: usize = RESULT_OFFSET + 48;
 const R_COUNTERS: usize = RESULT_OFFSET + 52;
 const R_STACK_OFFSET: usize = RESULT_OFFSET + 56;
 pub(crate) const R_VALUE_KEY: usize = RESULT_OFFSET + 64;
+pub(crate) const R_ALIKE_KEY: usize = RESULT_OFFSET + 72;
 const R_MESSAGE: usize = RESULT_OFFSET + RESULT_FIXED;
 const R_FILE: usize = R_MESSAGE + MESSAGE_CAPACITY;
 const R_FRAMES: usize = R_FILE + FILE_CAPACITY;
@@ -105,6 +106,8 @@ const FLAG_FEATURES_CUT: u32 = 4;
 const FLAG_COVERAGE: u32 = 8;
 /// The child recorded its value key (a typed target finished decoding its input).
 pub(crate) const FLAG_VALUE_KEY: u32 = 16;
+/// The child recorded its look-alike key (the `Debug` rendering of the value it decoded).
+pub(crate) const FLAG_ALIKE_KEY: u32 = 32;
 
 /// How far the child got.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -239,6 +242,9 @@ pub struct ChildResult {
     pub coverage: Option<CoverageRecord>,
     /// The key of the value a typed target decoded, when it finished decoding.
     pub value_key: Option<u64>,
+    /// The hash of the decoded value's `Debug` rendering, when the child
+    /// looked values up (see [`super::known`]).
+    pub alike_key: Option<u64>,
 }
 
 /// The sizes of the variable areas, from which every offset follows.
@@ -577,8 +583,10 @@ impl Layout {
         });
         let examples_dropped = get_u32(shm, R_EXAMPLES_DROPPED);
         let coverage = self.read_coverage(shm)?;
-        let value_key = (get_u32(shm, R_FLAGS) & FLAG_VALUE_KEY != 0).then(|| get_u64(R_VALUE_KEY));
-        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage, value_key })
+        let flags = get_u32(shm, R_FLAGS);
+        let value_key = (flags & FLAG_VALUE_KEY != 0).then(|| get_u64(R_VALUE_KEY));
+        let alike_key = (flags & FLAG_ALIKE_KEY != 0).then(|| get_u64(R_ALIKE_KEY));
+        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage, value_key, alike_key })
     }
 }
 

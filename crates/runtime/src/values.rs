@@ -23,12 +23,19 @@
 //! key is in its table, the child stops there (`ResultKind::Known`) and the
 //! client answers with the earlier run's outcome.
 //!
+//! The stand-in also hands the decoded value itself to [`value`] (before
+//! [`decoded`], whose work it does first): while lookups are on, the child
+//! hashes the value's `Debug` rendering, the *look-alike key*, and stops as
+//! known when the client has it, which the client only puts in the table
+//! after a run that did not crash (`protocol::known` says why).
+//!
 //! Reads of data other than the input (an `Unstructured` a user's impl makes
 //! over bytes of its own) are hashed too: what they return follows from what
 //! was read before, so they change no key that should match. A raw-bytes
 //! target (`|data: &[u8]|`) reads nothing before the stand-in calls
 //! [`decoded`], so it never gets a key.
 
+use std::fmt;
 use std::hash::Hasher;
 
 use cmc_protocol::ResultKind;
@@ -130,6 +137,68 @@ pub extern "C" fn decoded() {
     }
 }
 
+/// The longest `Debug` rendering hashed (bytes); a longer one gives no
+/// look-alike key (formatting it would cost more than the run it might save).
+const ALIKE_LIMIT: usize = 1 << 20;
+
+/// The stand-in's hook between decoding and the target's body, with the
+/// decoded value (a typed target's `Result<T, arbitrary::Error>`): the value
+/// key first ([`decoded`]), then, while lookups are on, the look-alike key;
+/// stops the child here (`ResultKind::Known`) when the client has either.
+/// The rendering is only hashed, never stored, and only during a reduction.
+pub fn value(value: &dyn fmt::Debug) {
+    decoded();
+    let on = with_recorder(|recorder| recorder.shm.with(|shm, layout| layout.known_on(shm)));
+    if on != Some(true) {
+        return;
+    }
+    // Formatted without the recorder held: the impl is the user's code.
+    let Some(key) = alike_key(value) else { return };
+    let known = with_recorder(|recorder| {
+        recorder.shm.with(|shm, layout| {
+            layout.write_alike_key(shm, key);
+            let known = layout.contains_known(shm, key);
+            if known {
+                layout.write_value_key(shm, key);
+                layout.set_kind(shm, ResultKind::Known);
+            }
+            known
+        })
+    });
+    if known == Some(true) {
+        // SAFETY: always safe; as at the end of a run, nothing of the child's is worth keeping.
+        unsafe { libc::_exit(0) }
+    }
+}
+
+/// The hash of `value`'s `Debug` rendering (fixed SipHash keys, as the value
+/// key's, after a tag of its own so the two kinds of key never meet); `None`
+/// when the rendering fails or passes [`ALIKE_LIMIT`].
+fn alike_key(value: &dyn fmt::Debug) -> Option<u64> {
+    let mut sink = HashSink { hasher: std::collections::hash_map::DefaultHasher::new(), written: 0 };
+    sink.hasher.write(b"cmc look-alike\0");
+    fmt::write(&mut sink, format_args!("{value:?}")).ok()?;
+    Some(sink.hasher.finish())
+}
+
+/// A `fmt::Write` that hashes what is written (as one stream: how the
+/// formatter splits it does not matter) and gives up past [`ALIKE_LIMIT`].
+struct HashSink {
+    hasher: std::collections::hash_map::DefaultHasher,
+    written: usize,
+}
+
+impl fmt::Write for HashSink {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.written += s.len();
+        if self.written > ALIKE_LIMIT {
+            return Err(fmt::Error);
+        }
+        self.hasher.write(s.as_bytes());
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,6 +223,28 @@ mod tests {
         assert_ne!(key(|k| (k.add(b"ab"), k.add(b"c")).1), key(|k| (k.add(b"a"), k.add(b"bc")).1));
         assert_ne!(key(|k| k.add(&[0; 8])), key(|k| k.add_none(8)));
         assert_eq!(key(|k| k.add(b"abc")), key(|k| k.add(b"abc")));
+    }
+
+    #[test]
+    fn a_look_alike_key_is_the_rendering_however_it_is_written_out() {
+        #[derive(Debug)]
+        struct Fade {
+            #[allow(dead_code)] // read by its `Debug` impl only
+            alpha: u8,
+        }
+        let fade = alike_key(&Fade { alpha: 3 });
+        assert_eq!(fade, alike_key(&Fade { alpha: 3 }));
+        assert_ne!(fade, alike_key(&Fade { alpha: 4 }));
+        // One stream: split where the formatter pleases, the same key.
+        struct Split(&'static [&'static str]);
+        impl fmt::Debug for Split {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.iter().try_for_each(|part| f.write_str(part))
+            }
+        }
+        assert_eq!(alike_key(&Split(&["Fade { alpha: 3 }"])), alike_key(&Split(&["Fa", "de { alp", "ha: 3 }"])));
+        assert_eq!(alike_key(&Split(&["Fade { alpha: 3 }"])), fade);
+        assert_eq!(alike_key(&vec![0u8; ALIKE_LIMIT]), None, "too long to pay");
     }
 
     #[test]

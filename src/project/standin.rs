@@ -251,7 +251,9 @@ const VALUE_ANCHOR: &str = "let data = <$dty as Arbitrary>::arbitrary_take_rest(
 
 /// The hook that hands the decoded value to the runtime (see `cmc_runtime::values::value`).
 const VALUE_HOOK: &str = "\n// cargo-minimize-crash: the decoded value, for the look-alike key.\n\
-    #[doc(hidden)]\npub fn __cmc_value<T: ::core::fmt::Debug>(value: &T) {\n    cmc_runtime::values::value(value)\n}\n";
+    #[doc(hidden)]\n#[inline(always)]\npub fn __cmc_value<T: ::core::fmt::Debug>(value: &T) {\n    \
+    // Not in the coverage build: its counters must be `cargo fuzz build`'s.\n    \
+    #[cfg(not(cmc_coverage))]\n    cmc_runtime::values::value(value)\n}\n";
 
 /// The crate root, with warnings allowed (cargo caps lints for registry
 /// crates but not for path ones, and a user's `RUSTFLAGS=-Dwarnings` must not

@@ -317,16 +317,7 @@ mod tests {
                 Some(b) => format!("thread 'main' panicked at src/lib.rs:{b}:1:\nboom\n"),
             };
             let code = if stderr.is_empty() { 0 } else { 101 };
-            Ok(Outcome {
-                status: Status::Exited(code),
-                stderr: stderr.into_bytes(),
-                duration: Duration::ZERO,
-                cpu: None,
-                panic: None,
-                frames: None,
-                value_key: None,
-                alike_key: None,
-            })
+            Ok(Outcome::new(Status::Exited(code), stderr.into_bytes(), Duration::ZERO))
         }
     }
 
@@ -399,16 +390,7 @@ mod tests {
             let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
             self.cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
             let duration = takes.min(limit);
-            Ok(Outcome {
-                status,
-                stderr: Vec::new(),
-                duration,
-                cpu: None,
-                panic: None,
-                frames: None,
-                value_key: None,
-                alike_key: None,
-            })
+            Ok(Outcome::new(status, Vec::new(), duration))
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {
@@ -477,16 +459,7 @@ mod tests {
             let duration =
                 if status == Status::Timeout { self.limit.unwrap_or(Duration::from_secs(1)) } else { Duration::ZERO };
             let stderr = stderr.as_bytes().to_vec();
-            Ok(Outcome {
-                status,
-                stderr,
-                duration,
-                cpu: None,
-                panic: None,
-                frames: None,
-                value_key: None,
-                alike_key: None,
-            })
+            Ok(Outcome::new(status, stderr, duration))
         }
 
         fn limit_time(&mut self, limit: Option<Duration>) {

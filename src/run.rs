@@ -471,16 +471,7 @@ mod tests {
     impl Executor for Script {
         fn run(&mut self, _input: &[u8]) -> anyhow::Result<Outcome> {
             let (status, stderr) = self.0.pop_front().expect("a scripted outcome");
-            Ok(Outcome {
-                status,
-                stderr: stderr.as_bytes().to_vec(),
-                duration: Duration::from_millis(1),
-                cpu: None,
-                panic: None,
-                frames: None,
-                value_key: None,
-                alike_key: None,
-            })
+            Ok(Outcome::new(status, stderr.as_bytes().to_vec(), Duration::from_millis(1)))
         }
     }
 

@@ -592,7 +592,7 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Outcome { status, stderr, duration, cpu: self.last_cpu, panic, frames, value_key: None, alike_key: None })
+        Ok(Outcome { cpu: self.last_cpu, panic, frames, ..Outcome::new(status, stderr, duration) })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.

@@ -75,16 +75,7 @@ mod tests {
         Layout { input_capacity: 8, example_capacity: 1, label_capacity: 8, feature_capacity: 0, known_capacity: 8 };
 
     fn outcome(code: i32) -> Outcome {
-        Outcome {
-            status: Status::Exited(code),
-            stderr: Vec::new(),
-            duration: Duration::ZERO,
-            cpu: None,
-            panic: None,
-            frames: None,
-            value_key: Some(7),
-            alike_key: None,
-        }
+        Outcome { value_key: Some(7), ..Outcome::new(Status::Exited(code), Vec::new(), Duration::ZERO) }
     }
 
     #[test]

@@ -152,16 +152,7 @@ mod tests {
             }
             self.log.lock().unwrap().push((self.lane, input.to_vec()));
             let stderr = format!("lane {}", self.lane).into_bytes();
-            Ok(Outcome {
-                status: Status::Exited(0),
-                stderr,
-                duration: Duration::ZERO,
-                cpu: None,
-                panic: None,
-                frames: None,
-                value_key: None,
-                alike_key: None,
-            })
+            Ok(Outcome::new(Status::Exited(0), stderr, Duration::ZERO))
         }
     }
 

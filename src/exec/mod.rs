@@ -100,6 +100,13 @@ impl Panic {
 }
 
 impl Outcome {
+    /// How a process ended, what it wrote and how long it took, with nothing
+    /// else known (no CPU time, panic, frames or keys): a command's outcome,
+    /// and a fake's.
+    pub fn new(status: Status, stderr: Vec<u8>, duration: Duration) -> Outcome {
+        Outcome { status, stderr, duration, cpu: None, panic: None, frames: None, value_key: None, alike_key: None }
+    }
+
     /// The captured stderr as text (lossy).
     pub fn stderr_text(&self) -> Cow<'_, str> {
         String::from_utf8_lossy(&self.stderr)

@@ -72,16 +72,7 @@ mod tests {
     use super::*;
 
     fn run(status: Status, millis: u64) -> Outcome {
-        Outcome {
-            status,
-            stderr: Vec::new(),
-            duration: Duration::from_millis(millis),
-            cpu: None,
-            panic: None,
-            frames: None,
-            value_key: None,
-            alike_key: None,
-        }
+        Outcome::new(status, Vec::new(), Duration::from_millis(millis))
     }
 
     #[test]

@@ -233,7 +233,7 @@ impl Executor for ProcessExecutor {
         // A grandchild that left the group may hold the pipes open: don't wait for it forever.
         let stderr = stderr.recv_timeout(PIPE_GRACE).unwrap_or_default();
         drop(stdout);
-        Ok(Outcome { status, stderr, duration, cpu: None, panic: None, frames: None, value_key: None, alike_key: None })
+        Ok(Outcome::new(status, stderr, duration))
     }
 }
 

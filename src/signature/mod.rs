@@ -237,16 +237,7 @@ mod tests {
     use super::*;
 
     fn outcome(status: Status, stderr: &str) -> Outcome {
-        Outcome {
-            status,
-            stderr: stderr.as_bytes().to_vec(),
-            duration: Duration::ZERO,
-            cpu: None,
-            panic: None,
-            frames: None,
-            value_key: None,
-            alike_key: None,
-        }
+        Outcome::new(status, stderr.as_bytes().to_vec(), Duration::ZERO)
     }
 
     fn sig(status: Status, stderr: &str) -> Signature {

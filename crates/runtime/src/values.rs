@@ -132,9 +132,14 @@ pub extern "C" fn decoded() {
         }))
     });
     if known == Some(Some(true)) {
-        // SAFETY: always safe; as at the end of a run, nothing of the child's is worth keeping.
-        unsafe { libc::_exit(0) }
+        stop_as_known();
     }
+}
+
+/// Ends a child that stopped at a known value (its result says `Known`).
+fn stop_as_known() -> ! {
+    // SAFETY: always safe; as at the end of a run, nothing of the child's is worth keeping.
+    unsafe { libc::_exit(0) }
 }
 
 /// The longest `Debug` rendering hashed (bytes); a longer one gives no
@@ -166,8 +171,7 @@ pub fn value(value: &dyn fmt::Debug) {
         })
     });
     if known == Some(true) {
-        // SAFETY: always safe; as at the end of a run, nothing of the child's is worth keeping.
-        unsafe { libc::_exit(0) }
+        stop_as_known();
     }
 }
 

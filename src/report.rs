@@ -197,7 +197,7 @@ impl fmt::Display for Summary {
         }
         if self.known_values > 0 {
             let known = self.known_values;
-            writeln!(f, "  known      {known} more candidates decoded to values already tested: they needed no run")?;
+            writeln!(f, "  known      {known} more candidates decoded to values already tested, or printed as one that did not crash: they needed no run")?;
         }
         if self.parallel.width > 1 {
             let ParallelSummary { width, run_ahead, used, .. } = self.parallel;

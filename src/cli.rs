@@ -147,7 +147,7 @@ pub struct Cli {
     pub max_time: Option<Duration>,
 
     /// Where to write the result [default: <fuzz dir>/artifacts/TARGET/minimized-from-<sha1 of CRASH>;
-    /// with --exec, next to CRASH]. In batch mode, the output directory [default:
+    /// with --exec, next to CRASH]; a directory takes it under that default name. In batch mode, the output directory [default:
     /// <fuzz dir>/artifacts/minimize-crash/; required with --exec].
     #[arg(short, long, value_name = "PATH")]
     pub output: Option<PathBuf>,

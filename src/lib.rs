@@ -15,6 +15,7 @@ pub mod cli;
 pub mod corpus;
 pub mod exec;
 pub mod exit_code;
+pub mod input;
 pub mod interrupt;
 pub mod options;
 pub mod output;

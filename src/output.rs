@@ -27,7 +27,20 @@ pub fn artifact_path(fuzz_dir: &Path, target: &str, original: &[u8]) -> PathBuf 
     fuzz_dir.join("artifacts").join(target).join(format!("minimized-from-{}", sha1_hex(original)))
 }
 
-/// Fails when `output` is the crash file (or a link to it), or its directory does not exist.
+/// Where `-o PATH` puts the result of minimizing `original`: PATH, or when
+/// PATH is a directory, `minimized-from-<sha1 of the original>` inside it
+/// (as `cp` puts a file into a directory).
+pub fn resolve(output: PathBuf, original: &[u8]) -> PathBuf {
+    if output.is_dir() {
+        output.join(format!("minimized-from-{}", sha1_hex(original)))
+    } else {
+        output
+    }
+}
+
+/// Fails when `output` is the crash file (or a link to it), or its directory
+/// does not exist or cannot take a new file: checked before any work, so a
+/// reduction never ends with nowhere to put its result.
 pub fn check_output_path(output: &Path, crash: &Path) -> anyhow::Result<()> {
     if let (Ok(out), Ok(original)) = (fs::metadata(output), fs::metadata(crash)) {
         if out.dev() == original.dev() && out.ino() == original.ino() {
@@ -41,6 +54,13 @@ pub fn check_output_path(output: &Path, crash: &Path) -> anyhow::Result<()> {
     if !dir.is_dir() {
         bail!("the output's directory {} does not exist; create it or choose another --output", dir.display());
     }
+    if output.is_dir() {
+        bail!("the output {} is a directory; choose another --output", output.display());
+    }
+    // The result is written as a temporary file renamed into place: try one now.
+    tempfile::Builder::new().prefix(".minimize-crash-").tempfile_in(dir).with_context(|| {
+        format!("cannot write in the output's directory {}; choose another --output", dir.display())
+    })?;
     Ok(())
 }
 
@@ -91,6 +111,17 @@ mod tests {
         assert!(check_output_path(&dir.path().join("link"), &crash).is_err());
         assert!(check_output_path(&dir.path().join("out"), &crash).is_ok());
         assert!(check_output_path(&dir.path().join("nope/out"), &crash).is_err());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 2, "the check leaves no file behind");
+    }
+
+    #[test]
+    fn a_directory_given_as_output_takes_the_default_name_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        let inside = resolve(dir.path().to_path_buf(), b"abc");
+        assert_eq!(inside, dir.path().join("minimized-from-a9993e364706816aba3e25717850c26c9cd0d89d"));
+        assert_eq!(resolve(inside.clone(), b"abc"), inside, "a file path stays as it is");
+        let error = check_output_path(dir.path(), Path::new("crash")).unwrap_err().to_string();
+        assert!(error.contains("is a directory"), "{error}");
     }
 
     #[test]

@@ -71,6 +71,8 @@ pub struct Summary {
     /// The primitive reads `arbitrary` made of the result, in read order
     /// (harness mode, with structure and draws).
     pub draws: Vec<DrawSummary>,
+    /// Whether the structure of a typed input was recorded, and if not, why.
+    pub structure: StructureSummary,
     /// Show `examples` in the human rendering (`--explain`).
     #[serde(skip)]
     pub explain: bool,
@@ -118,6 +120,41 @@ pub struct Phases {
     /// and the cross-check (the rest of its background `cargo fuzz build`,
     /// then one run of the libFuzzer binary).
     pub checks: f64,
+}
+
+/// Whether the run could record what `arbitrary` read (the draws and derived
+/// values a typed target's input is reduced by), and if not, why: a typed
+/// input is then reduced as bytes.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct StructureSummary {
+    /// Examples (derived values) and draws were recorded when the target read them.
+    pub recorded: bool,
+    /// Primitive reads were recorded as draws.
+    pub draws: bool,
+    /// Why not (or why without draws); absent when everything was recorded.
+    pub reason: Option<String>,
+}
+
+impl StructureSummary {
+    /// Nothing recorded, for `reason`.
+    pub fn off(reason: impl Into<String>) -> Self {
+        StructureSummary { recorded: false, draws: false, reason: Some(reason.into()) }
+    }
+
+    /// What a harness built with `structure` records (unless `--no-structure`).
+    pub fn of(structure: &crate::project::Structure, asked: bool) -> Self {
+        use crate::project::Structure;
+        match structure {
+            _ if !asked => StructureSummary::off("--no-structure"),
+            Structure::Recorded { draws: true, .. } => StructureSummary { recorded: true, draws: true, reason: None },
+            Structure::Recorded { arbitrary, draws: false } => StructureSummary {
+                recorded: true,
+                draws: false,
+                reason: Some(format!("arbitrary {arbitrary}'s `Unstructured` is not of the form 1.4.2 to 1.5.x have")),
+            },
+            Structure::Off(reason) => StructureSummary::off(reason.clone()),
+        }
+    }
 }
 
 /// A smaller result found on the way.
@@ -207,6 +244,9 @@ impl fmt::Display for Summary {
         if self.flaky {
             writeln!(f, "  flaky      the original did not crash this way on every run")?;
         }
+        if let (Some(reason), true) = (&self.structure.reason, self.value.is_some()) {
+            writeln!(f, "  structure  not recorded, reduced as bytes: {reason}")?;
+        }
         if let Some(seed) = self.seed {
             writeln!(f, "  seed       {seed} (--random-order --seed {seed})")?;
         }
@@ -230,7 +270,8 @@ impl fmt::Display for Summary {
         }
         if self.explain {
             if self.examples.is_empty() {
-                write!(f, "\n  examples   none recorded (raw-bytes target, --exec or --no-structure)")?;
+                let why = self.structure.reason.as_deref().unwrap_or("a raw-bytes target");
+                write!(f, "\n  examples   none recorded ({why})")?;
             } else {
                 let proven = if self.stop_reason == "done" {
                     "no single deletion, zeroing or lowering of any of them keeps the crash"

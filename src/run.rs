@@ -16,7 +16,7 @@ use crate::output;
 use crate::pipeline::{self, Runs, Slips, INITIAL_RUNS};
 use crate::progress::{Display, Watcher};
 use crate::reduce::{Order, ReduceOptions, Reduction, StopReason};
-use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, Phases, SizeStep, Summary};
+use crate::report::{DrawSummary, ExampleSummary, ParallelSummary, Phases, SizeStep, StructureSummary, Summary};
 use crate::setup::{HarnessSetup, LibFuzzerRequest, Limits};
 use crate::signature::{Kind, Signature};
 use crate::verify::{self, LibFuzzerCheck};
@@ -51,7 +51,10 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
     let started = Instant::now();
     match &options.mode {
         Mode::Exec { command, .. } => {
-            let output = options.output.clone().unwrap_or_else(|| output::default_path(&options.crash, &original));
+            let output = match &options.output {
+                Some(output) => output::resolve(output.clone(), &original),
+                None => output::default_path(&options.crash, &original),
+            };
             output::check_output_path(&output, &options.crash).or_exit(Exit::Usage)?;
             let file_name = options.crash.file_name().unwrap_or("input".as_ref());
             let executor =
@@ -73,7 +76,7 @@ pub fn run(options: &Options) -> Result<Exit, Failure> {
         Mode::Harness { target, project } => {
             let located = HarnessSetup::locate(project)?;
             let output = match &options.output {
-                Some(output) => output.clone(),
+                Some(output) => output::resolve(output.clone(), &original),
                 None => {
                     let path = output::artifact_path(&located.0.fuzz_dir, target, &original);
                     let dir = path.parent().expect("a directory");
@@ -337,6 +340,10 @@ fn summary(plan: &Plan, options: &Options, baseline: &Baseline, reduction: Reduc
         value: checks.value,
         examples: ExampleSummary::of(&reduction.best),
         draws: DrawSummary::of(&reduction.best),
+        structure: match plan.harness {
+            Some(setup) => StructureSummary::of(&setup.harness.structure, options.structure),
+            None => StructureSummary::off("--exec: a command's reads of its input are not seen"),
+        },
         explain: options.explain,
         seed: match options.order {
             Order::Random { seed } => Some(seed),
@@ -377,8 +384,8 @@ fn report(summary: &Summary, options: &Options) {
 
 /// Reads the crash file; missing, unreadable and empty files are usage errors.
 fn read_crash(path: &Path) -> Result<Vec<u8>, Failure> {
-    let bytes = fs::read(path)
-        .with_context(|| format!("cannot read the crash file {}; check the path", path.display()))
+    let bytes = crate::input::read_input(path)
+        .with_context(|| format!("cannot read the crash file {}", path.display()))
         .or_exit(Exit::Usage)?;
     if bytes.is_empty() {
         return Err(Failure::usage(anyhow!(

@@ -24,7 +24,7 @@ pub struct Input {
 impl Input {
     /// Reads `path`; a failure is kept as the input's state, not an error.
     pub fn read(path: &Path) -> Input {
-        let bytes = fs::read(path).map_err(|e| e.to_string());
+        let bytes = crate::input::read_input(path).map_err(|e| format!("{e:#}"));
         Input { name: path.display().to_string(), bytes }
     }
 

@@ -51,9 +51,9 @@ const HOOK_SIGNATURE: &str = "pub fn with_recursive_count<U: IsEmpty, R>(";
 /// Whether the user's locked `arbitrary` can be hooked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Support {
-    /// 1.4.2 to 1.5.x, with the derive at 1.4.2 or later: the stand-in records examples.
+    /// 1.4.2 to 1.5.x (with the derive, if any, at 1.4.2 or later): the stand-in records draws, and examples of derived values.
     Hooked(LockedPackage),
-    /// No `arbitrary`, or no derive in use: nothing to record, nothing to say.
+    /// No `arbitrary` at all: nothing to record, nothing to say.
     NotUsed,
     /// A version without the hook, or a source that cannot be patched: say why once, build without.
     Unsupported(String),
@@ -70,19 +70,21 @@ pub fn support(lock: &DocumentMut) -> Support {
         None => arbitraries.first(),
     };
     let Some(arbitrary) = arbitrary.copied() else { return Support::NotUsed };
+    // Draws need no derive: a `Vec<u64>` or a tuple is read through the same
+    // `Unstructured`. Without the derive there are only no derived examples.
     let derive = match dependency_version(lock, ARBITRARY, DERIVE) {
         Some(version) => packages.iter().find(|p| p.name == DERIVE && p.version == version),
         None => packages.iter().find(|p| p.name == DERIVE),
     };
-    let Some(derive) = derive else { return Support::NotUsed };
     let hooked = |version: &str| {
         matches!(numbers(version), Some((1, 4, patch)) if patch >= 2)
             || numbers(version).is_some_and(|(major, minor, _)| major == 1 && minor == 5)
     };
-    if !hooked(&arbitrary.version) || !hooked(&derive.version) {
+    if !hooked(&arbitrary.version) || derive.is_some_and(|d| !hooked(&d.version)) {
+        let with = derive.map(|d| format!(" with derive_arbitrary {}", d.version)).unwrap_or_default();
         return Support::Unsupported(format!(
-            "arbitrary {} with derive_arbitrary {}: only 1.4.2 to 1.5.x have the hook examples are recorded with",
-            arbitrary.version, derive.version
+            "arbitrary {}{with}: only 1.4.2 to 1.5.x have the hooks values are recorded with",
+            arbitrary.version
         ));
     }
     if arbitrary.source.is_none() {
@@ -411,11 +413,17 @@ dependencies = ["arbitrary", "cc"]
             let Support::Unsupported(reason) = support(&lock(a, d)) else { panic!("{a} {d}") };
             assert!(reason.contains(&format!("arbitrary {a} with derive_arbitrary {d}")), "{reason}");
         }
-        let no_derive: DocumentMut =
-            "version = 4\n[[package]]\nname = \"arbitrary\"\nversion = \"1.5.0\"\nsource = \"registry+x\"\n"
-                .parse()
-                .unwrap();
-        assert_eq!(support(&no_derive), Support::NotUsed);
+        let no_derive = |version: &str| -> DocumentMut {
+            format!(
+                "version = 4\n[[package]]\nname = \"arbitrary\"\nversion = \"{version}\"\nsource = \"registry+x\"\n"
+            )
+            .parse()
+            .unwrap()
+        };
+        let Support::Hooked(locked) = support(&no_derive("1.5.0")) else { panic!("draws need no derive") };
+        assert_eq!(locked.version, "1.5.0");
+        let Support::Unsupported(reason) = support(&no_derive("1.3.2")) else { panic!() };
+        assert!(reason.starts_with("arbitrary 1.3.2: only 1.4.2"), "{reason}");
         assert_eq!(support(&"version = 4\n".parse().unwrap()), Support::NotUsed);
     }
 

@@ -12,6 +12,7 @@ use toml_edit::Item;
 use super::arbitrary_shim::{self, Support, ARBITRARY};
 use super::embedded;
 use super::locate::{read_toml, FuzzProject};
+use super::resolve::{LockOrigin, Sources};
 use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
 use super::ProjectError;
@@ -150,9 +151,10 @@ pub struct Harness {
     pub scratch_dir: PathBuf,
     /// The `libfuzzer-sys` version the stand-in copies.
     pub libfuzzer_sys: String,
-    /// The `arbitrary` version the examples stand-in wraps, when there is one
-    /// (derived values are then recorded as examples).
-    pub arbitrary: Option<String>,
+    /// Whether typed inputs' structure is recorded, and if not, why.
+    pub structure: Structure,
+    /// Where the lockfile the build started from came from.
+    pub lock_origin: LockOrigin,
     /// How long preparing and building took.
     pub duration: Duration,
 }
@@ -178,14 +180,17 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
 
     // The runtime compiled into this binary, not a checkout's: an installed copy has none.
     let runtime = embedded::write_runtime(&layout.root)?;
-    let (standin, patch) = prepare_standin(project, &layout, &cargo, &host, &runtime)?;
+    let mut sources = Sources::new(project, &layout, &cargo, &host);
+    let (lockfile, lock_origin) = sources.lockfile()?;
+    let lock = read_toml(&lockfile)?;
+    let (standin, patch) = prepare_standin(project, &layout, &mut sources, &lock, &runtime)?;
     let mut patches = vec![patch];
-    let shim = prepare_arbitrary_shim(project, &layout, &runtime)?;
+    let (shim, structure) = prepare_arbitrary_shim(&layout, &mut sources, &lock, &runtime);
     let arbitrary = shim.map(|(patch, version)| {
         patches.push(patch);
         version
     });
-    let manifest = write_workspace(project, &layout.harness_dir(), &patches)?;
+    let manifest = write_workspace(project, &layout.harness_dir(), &patches, Some(&lockfile))?;
     let target_dir = variant_target_dir(options.target_dir.clone().unwrap_or_else(|| layout.target_dir()), options);
     let flags = &options.flags;
 
@@ -217,7 +222,8 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         target: target.to_string(),
         scratch_dir: layout.root.clone(),
         libfuzzer_sys: standin.version,
-        arbitrary,
+        structure,
+        lock_origin,
         duration: start.elapsed(),
     })
 }
@@ -388,25 +394,17 @@ fn run_build(mut command: Command, target: &str, echo: bool) -> Result<PathBuf, 
     executable.ok_or_else(|| anyhow!("`{line}` succeeded but reported no executable for `{target}`").into())
 }
 
-/// The stand-in for the user's locked `libfuzzer-sys`, written into the
-/// scratch directory, and the `[patch]` that selects it.
+/// The stand-in for the locked `libfuzzer-sys`, written into the scratch
+/// directory, and the `[patch]` that selects it.
 fn prepare_standin(
     project: &FuzzProject,
     layout: &Layout,
-    cargo: &OsStr,
-    host: &str,
+    sources: &mut Sources<'_>,
+    lock: &toml_edit::DocumentMut,
     runtime: &Path,
 ) -> Result<(standin::StandIn, Patch), ProjectError> {
-    let lockfile = project.lockfile();
-    let locked =
-        if lockfile.is_file() { standin::locked_libfuzzer_sys(&read_toml(&lockfile)?, &project.package) } else { None };
-    let cached = locked.as_ref().filter(|l| standin::patch_key(l.source.as_deref()).as_deref() == Ok("crates-io"));
-    let cached = cached.and_then(|l| Some((l.clone(), standin::registry_source(&standin::cargo_home()?, &l.version)?)));
-    let (locked, source) = match cached {
-        Some(found) => found,
-        // Not locked yet, not from crates.io, or not unpacked: let cargo resolve and fetch it.
-        None => probe(project, layout, cargo, host, locked.as_ref().map(|l| l.version.as_str()))?,
-    };
+    let locked = standin::locked_libfuzzer_sys(lock, &project.package);
+    let (locked, source) = sources.source(LIBFUZZER_SYS, locked.as_ref())?;
     let key = standin::patch_key(locked.source.as_deref())
         .map_err(|reason| ProjectError::Unsupported { fuzz_dir: project.fuzz_dir.clone(), reason })?;
     let standin = standin::write_standin(&source, &layout.standin_dir(&locked.version), runtime)?;
@@ -414,95 +412,76 @@ fn prepare_standin(
     Ok((standin, patch))
 }
 
-/// The `[patch]` for the `arbitrary` stand-in and the locked version it
-/// wraps, when that version has the hook; otherwise a warning line (once per build)
-/// says why examples are not recorded, and the harness is built without it.
-fn prepare_arbitrary_shim(
-    project: &FuzzProject,
-    layout: &Layout,
-    runtime: &Path,
-) -> Result<Option<(Patch, String)>, ProjectError> {
-    let lockfile = project.lockfile();
-    if !lockfile.is_file() {
-        return Ok(None);
-    }
-    let warn = |reason: &str| {
-        eprintln!("warning: derived values will not be recorded as examples (structure-blind reduction): {reason}");
-    };
-    let locked = match arbitrary_shim::support(&read_toml(&lockfile)?) {
-        Support::Hooked(locked) => locked,
-        Support::NotUsed => return Ok(None),
-        Support::Unsupported(reason) => {
-            warn(&reason);
-            return Ok(None);
-        }
-    };
-    let key = match standin::patch_key(locked.source.as_deref()) {
-        Ok(key) => key,
-        Err(reason) => {
-            warn(&reason);
-            return Ok(None);
-        }
-    };
-    let source = standin::cargo_home()
-        .and_then(|home| standin::registry_source_of(&home, ARBITRARY, &locked.version))
-        .filter(|_| key == "crates-io");
-    let Some(source) = source else {
-        warn(&format!(
-            "the source of {ARBITRARY} {} is not unpacked in cargo's registry cache (run `cargo fuzz build` once)",
-            locked.version
-        ));
-        return Ok(None);
-    };
-    let shim = arbitrary_shim::write_shim(&source, &layout.root, runtime)?;
-    if !shim.draws {
-        eprintln!(
-            "warning: primitive reads will not be recorded as draws (values reduced as bytes): \
-             {ARBITRARY} {}'s `Unstructured` is not of the form 1.4.2 to 1.5.x have",
-            shim.version
-        );
-    }
-    Ok(Some((Patch { name: ARBITRARY.to_string(), source_key: key, path: shim.dir }, shim.version)))
+/// Whether a harness records the structure of typed inputs (what `arbitrary` read, and where).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Structure {
+    /// The `arbitrary` stand-in at this version records derived values, and
+    /// every primitive read too when `draws`.
+    Recorded {
+        /// The locked `arbitrary` version it wraps.
+        arbitrary: String,
+        /// Whether primitive reads are recorded as draws.
+        draws: bool,
+    },
+    /// Nothing is recorded: why.
+    Off(String),
 }
 
-/// Resolves the unpatched scratch workspace with `cargo metadata` (which
-/// downloads what is missing) to find where cargo keeps `libfuzzer-sys`'s source.
-fn probe(
-    project: &FuzzProject,
+impl Structure {
+    /// What a user loses when structure is off, for the one line that says so.
+    pub fn warning(&self) -> Option<String> {
+        match self {
+            Structure::Recorded { draws: true, .. } => None,
+            Structure::Recorded { arbitrary, draws: false } => Some(format!(
+                "typed inputs' primitive reads will not be recorded: arbitrary {arbitrary}'s `Unstructured` is not \
+                 of the form 1.4.2 to 1.5.x have; values are reduced as bytes (results can be larger, numbers and \
+                 strings less simple)"
+            )),
+            Structure::Off(reason) => Some(format!(
+                "typed inputs will be reduced as bytes, without their structure (results can be larger, numbers \
+                 and strings less simple): {reason}"
+            )),
+        }
+    }
+}
+
+/// The `[patch]` for the `arbitrary` stand-in and the locked version it
+/// wraps, when that version has the hooks; otherwise why not, and the
+/// harness is built without it.
+fn prepare_arbitrary_shim(
     layout: &Layout,
-    cargo: &OsStr,
-    host: &str,
-    version: Option<&str>,
-) -> Result<(standin::LockedPackage, PathBuf), ProjectError> {
-    let manifest = write_workspace(project, &layout.probe_dir(), &[])?;
-    let mut command = cargo_command(cargo, project);
-    command.args(["metadata", "--format-version", "1", "--filter-platform", host, "--manifest-path"]).arg(&manifest);
-    let (line, metadata) = cargo_metadata(command)?;
-    let candidates: Vec<&serde_json::Value> = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|p| p["name"] == LIBFUZZER_SYS)
-        .filter(|p| version.map_or(true, |v| p["version"] == v))
-        .collect();
-    let [package] = candidates[..] else {
-        return Err(ProjectError::Unsupported {
-            fuzz_dir: project.fuzz_dir.clone(),
-            reason: if candidates.is_empty() {
-                format!("its dependencies do not include {LIBFUZZER_SYS} (the harness replaces it)")
-            } else {
-                format!("it depends on several versions of {LIBFUZZER_SYS}")
-            },
-        });
+    sources: &mut Sources<'_>,
+    lock: &toml_edit::DocumentMut,
+    runtime: &Path,
+) -> (Option<(Patch, String)>, Structure) {
+    match arbitrary_shim_patch(layout, sources, lock, runtime) {
+        Ok(Some((patch, shim))) => {
+            let structure = Structure::Recorded { arbitrary: shim.version.clone(), draws: shim.draws };
+            (Some((patch, shim.version)), structure)
+        }
+        Ok(None) => (None, Structure::Off(format!("the fuzz crate does not depend on {ARBITRARY}"))),
+        Err(reason) => (None, Structure::Off(reason)),
+    }
+}
+
+fn arbitrary_shim_patch(
+    layout: &Layout,
+    sources: &mut Sources<'_>,
+    lock: &toml_edit::DocumentMut,
+    runtime: &Path,
+) -> Result<Option<(Patch, arbitrary_shim::ArbitraryShim)>, String> {
+    let locked = match arbitrary_shim::support(lock) {
+        Support::Hooked(locked) => locked,
+        Support::NotUsed => return Ok(None),
+        Support::Unsupported(reason) => return Err(reason),
     };
-    let manifest_path = package["manifest_path"].as_str().ok_or_else(|| anyhow!("`{line}`: no manifest_path"))?;
-    let locked = standin::LockedPackage {
-        name: LIBFUZZER_SYS.to_string(),
-        version: package["version"].as_str().unwrap_or_default().to_string(),
-        source: package["source"].as_str().map(str::to_string),
-    };
-    let dir = Path::new(manifest_path).parent().expect("a manifest is in a directory").to_path_buf();
-    Ok((locked, dir))
+    let key = standin::patch_key(locked.source.as_deref()).map_err(|r| r.replace(LIBFUZZER_SYS, ARBITRARY))?;
+    if key != "crates-io" {
+        return Err(format!("{ARBITRARY} {} comes from another registry than crates.io", locked.version));
+    }
+    let (_, source) = sources.source(ARBITRARY, Some(&locked)).map_err(|e| e.to_string())?;
+    let shim = arbitrary_shim::write_shim(&source, &layout.root, runtime).map_err(|e| e.to_string())?;
+    Ok(Some((Patch { name: ARBITRARY.to_string(), source_key: key, path: shim.dir.clone() }, shim)))
 }
 
 /// Fails unless every patched package in the scratch lockfile (each name,
@@ -529,7 +508,7 @@ fn check_patch_taken(lockfile: &Path, patched: &[(&str, Option<&str>)]) -> Resul
 }
 
 /// Runs a `cargo metadata` command: its command line (for messages) and its JSON.
-fn cargo_metadata(mut command: Command) -> Result<(String, serde_json::Value), ProjectError> {
+pub(crate) fn cargo_metadata(mut command: Command) -> Result<(String, serde_json::Value), ProjectError> {
     let line = command_line(&command);
     let output = command.output().with_context(|| format!("cannot run `{line}`"))?;
     if !output.status.success() {
@@ -789,7 +768,7 @@ mod tests {
         let project = FuzzProject::locate(None, &repo()).unwrap();
         let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
         let harness = build_harness(&project, "scene", &options).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(harness.arbitrary.as_deref(), Some("1.5.0"));
+        assert_eq!(harness.structure, Structure::Recorded { arbitrary: "1.5.0".into(), draws: true });
         let lock = fs::read_to_string(harness.scratch_dir.join("harness/Cargo.lock")).unwrap();
         assert!(lock.contains("name = \"arbitrary\"\nversion = \"1.5.0-real\""), "{lock}");
 

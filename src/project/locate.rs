@@ -39,6 +39,20 @@ pub struct Target {
     pub path: PathBuf,
 }
 
+impl Target {
+    /// Whether its `fuzz_target!` takes a typed input (`|x: T|`, not
+    /// `|data: &[u8]|`), read from its source; `None` when the source does
+    /// not say (unreadable, or the macro written another way).
+    pub fn is_typed(&self) -> Option<bool> {
+        let source = fs::read_to_string(&self.path).ok()?;
+        let after = &source[source.find("fuzz_target!")?..];
+        let closure = &after[after.find('|')? + 1..];
+        let parameter = &closure[..closure.find('|')?];
+        let ty: String = parameter[parameter.find(':')? + 1..].split_whitespace().collect();
+        Some(ty != "&[u8]")
+    }
+}
+
 impl FuzzProject {
     /// Finds the fuzz project the way `cargo fuzz` does: `fuzz_dir` if given
     /// (relative to `cwd`), else `fuzz/` under the nearest directory above
@@ -348,5 +362,20 @@ path = "fuzz_targets/alpha.rs"
     fn normalize_removes_dots_lexically() {
         assert_eq!(normalize(Path::new("/a/b/../c/./d")), PathBuf::from("/a/c/d"));
         assert_eq!(normalize(Path::new("/a/fuzz/../crates/x")), PathBuf::from("/a/crates/x"));
+    }
+
+    #[test]
+    fn a_target_is_typed_unless_it_takes_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let typed = |text: &str| {
+            let path = dir.path().join("t.rs");
+            fs::write(&path, text).unwrap();
+            Target { name: "t".into(), path }.is_typed()
+        };
+        assert_eq!(typed("fuzz_target!(|data: &[u8]| { f(data) });"), Some(false));
+        assert_eq!(typed("fuzz_target!(init: { setup() }, | data : & [ u8 ] | f(data));"), Some(false));
+        assert_eq!(typed("fuzz_target!(|xs: Vec<u64>| { f(xs) });"), Some(true));
+        assert_eq!(typed("fuzz_target!(|input: (Vec<u8>, Vec<u8>)| -> Corpus { f(input) });"), Some(true));
+        assert_eq!(typed("fn main() {}"), None);
     }
 }

@@ -24,6 +24,7 @@ pub mod draw_patch;
 pub mod embedded;
 pub mod harness;
 pub mod locate;
+pub mod resolve;
 pub mod scratch;
 pub mod standin;
 pub mod wrapper;
@@ -31,7 +32,7 @@ pub mod wrapper;
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-pub use harness::{build_harness, BuildFlags, BuildOptions, Harness, Sanitizer};
+pub use harness::{build_harness, BuildFlags, BuildOptions, Harness, Sanitizer, Structure};
 pub use locate::{FuzzProject, Target};
 
 use crate::exit_code::{Exit, Failure};

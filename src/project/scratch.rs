@@ -5,8 +5,9 @@
 //! ```text
 //! <scratch>/harness/Cargo.toml         the copied manifest, patched
 //! <scratch>/harness/Cargo.lock         the user's lockfile, then as cargo rewrites it
-//! <scratch>/harness/user-Cargo.lock    the user's lockfile as last copied
-//! <scratch>/probe/                     the same without the patch (to find a source cargo must fetch)
+//! <scratch>/harness/user-Cargo.lock    the lockfile as last copied (the user's, or the probe's)
+//! <scratch>/probe/                     the same without the patch (resolved when the user has no lockfile,
+//!                                      and to find a source cargo must fetch)
 //! <scratch>/libfuzzer-sys-<version>/   the stand-in
 //! <scratch>/arbitrary-<version>/       the `arbitrary` stand-in (when the lockfile's version has the hook)
 //! <scratch>/arbitrary-<version>-real/  the user's `arbitrary`, renamed, which it re-exports
@@ -67,11 +68,18 @@ pub fn default_scratch_dir(project: &FuzzProject, target_dir: &Path) -> PathBuf 
 }
 
 /// Writes the scratch workspace into `dir` (the manifest from
-/// [`scratch_manifest`], the user's lockfile) and returns its manifest's path.
+/// [`scratch_manifest`], and the lockfile `lockfile`: the user's, or one
+/// resolved in the scratch directory) and returns its manifest's path.
 /// Files are rewritten only when their contents change; the lockfile is copied
-/// again only when the user's changed, so cargo's own rewrite of it (the patch)
-/// is kept between runs.
-pub fn write_workspace(project: &FuzzProject, dir: &Path, patches: &[Patch]) -> Result<PathBuf, ProjectError> {
+/// again only when `lockfile` changed, so cargo's own rewrite of it (the patch)
+/// is kept between runs. With no `lockfile`, one copied before is removed
+/// (cargo resolves afresh) and one cargo wrote here itself is kept.
+pub fn write_workspace(
+    project: &FuzzProject,
+    dir: &Path,
+    patches: &[Patch],
+    lockfile: Option<&Path>,
+) -> Result<PathBuf, ProjectError> {
     let manifest = read_toml(&project.manifest_path)?;
     let root =
         if project.workspace_root == project.fuzz_dir { None } else { Some(read_toml(&project.root_manifest_path())?) };
@@ -82,22 +90,20 @@ pub fn write_workspace(project: &FuzzProject, dir: &Path, patches: &[Patch]) -> 
 
     let lock = dir.join("Cargo.lock");
     let snapshot = dir.join("user-Cargo.lock");
-    match fs::read(project.lockfile()) {
-        Ok(user_lock) => {
-            if !lock.is_file() || fs::read(&snapshot).ok().as_deref() != Some(&user_lock[..]) {
-                write_if_changed(&lock, &user_lock)?;
-                write_if_changed(&snapshot, &user_lock)?;
+    match lockfile {
+        Some(source) => {
+            let seed = fs::read(source).with_context(|| format!("cannot read {}", source.display()))?;
+            if !lock.is_file() || fs::read(&snapshot).ok().as_deref() != Some(&seed[..]) {
+                write_if_changed(&lock, &seed)?;
+                write_if_changed(&snapshot, &seed)?;
             }
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+        None => {
             // No lockfile: cargo resolves afresh, as `cargo fuzz build` would.
             if snapshot.is_file() {
                 let _ = fs::remove_file(&snapshot);
                 let _ = fs::remove_file(&lock);
             }
-        }
-        Err(e) => {
-            return Err(anyhow::Error::new(e).context(format!("cannot read {}", project.lockfile().display())).into())
         }
     }
     Ok(manifest_path)
@@ -672,7 +678,7 @@ path = "fuzz_targets/t.rs"
         write(&project.lockfile(), lock);
         let before = fs::read(&project.manifest_path).unwrap();
         let scratch = dir.path().join("scratch");
-        let manifest = write_workspace(&project, &scratch, &[patch()]).unwrap();
+        let manifest = write_workspace(&project, &scratch, &[patch()], Some(&project.lockfile())).unwrap();
         assert_eq!(manifest, scratch.join("Cargo.toml"));
         assert_eq!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap(), lock);
         assert_eq!(fs::read(&project.manifest_path).unwrap(), before);
@@ -681,11 +687,18 @@ path = "fuzz_targets/t.rs"
         // cargo rewrites the scratch lockfile; an unchanged user lockfile leaves that alone,
         // a changed one is copied again.
         fs::write(scratch.join("Cargo.lock"), "version = 4\n# rewritten by cargo\n").unwrap();
-        write_workspace(&project, &scratch, &[patch()]).unwrap();
+        write_workspace(&project, &scratch, &[patch()], Some(&project.lockfile())).unwrap();
         assert!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap().contains("rewritten"));
         write(&project.lockfile(), "version = 3\n");
-        write_workspace(&project, &scratch, &[patch()]).unwrap();
+        write_workspace(&project, &scratch, &[patch()], Some(&project.lockfile())).unwrap();
         assert_eq!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap(), "version = 3\n");
+
+        // No lockfile to start from: the copied one goes, one cargo wrote itself stays.
+        write_workspace(&project, &scratch, &[patch()], None).unwrap();
+        assert!(!scratch.join("Cargo.lock").exists());
+        fs::write(scratch.join("Cargo.lock"), "version = 4\n# resolved by cargo\n").unwrap();
+        write_workspace(&project, &scratch, &[patch()], None).unwrap();
+        assert!(fs::read_to_string(scratch.join("Cargo.lock")).unwrap().contains("resolved"));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct LibFuzzerBuild {
     binary: Option<JoinHandle<Result<PathBuf, String>>>,
     /// Where its process group is published while it runs, for Ctrl-C.
     running: RunningGroup,
+    /// The project's lockfile when there was none before the build: cargo
+    /// writes one, and the user's tree is left as it was found.
+    new_lockfile: Option<PathBuf>,
 }
 
 impl LibFuzzerBuild {
@@ -71,6 +74,7 @@ impl LibFuzzerBuild {
         running: RunningGroup,
     ) -> Result<Self, String> {
         let target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
+        let new_lockfile = Some(project.lockfile()).filter(|lock| !lock.exists());
         let mut command = command(cargo, project, target, options, cwd, target_dir.as_deref());
         let line = command_line(&command);
         let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
@@ -88,7 +92,8 @@ impl LibFuzzerBuild {
             .map_err(|e| format!("cannot run `{line}`: {e}"))?;
         running.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
         let binary = locate_binary(cargo.clone(), project.clone(), target.to_owned(), options, target_dir);
-        Ok(LibFuzzerBuild { child: Some(child), log, line, started: Instant::now(), binary: Some(binary), running })
+        let started = Instant::now();
+        Ok(LibFuzzerBuild { child: Some(child), log, line, started, binary: Some(binary), running, new_lockfile })
     }
 
     /// The command line, for messages.
@@ -106,6 +111,7 @@ impl LibFuzzerBuild {
         self.running.store(0, Ordering::SeqCst);
         let status = status.map_err(|e| format!("cannot wait for `{line}`: {e}"))?;
         self.child = None;
+        self.remove_new_lockfile();
         if !status.success() {
             if !installed() {
                 return Err("cargo-fuzz is not installed; `cargo install cargo-fuzz` enables this check".into());
@@ -121,6 +127,13 @@ impl LibFuzzerBuild {
             eprintln!("built {} in {:.1?}", binary.display(), self.started.elapsed());
         }
         Ok(binary)
+    }
+
+    /// Removes the lockfile cargo wrote into a project that had none.
+    fn remove_new_lockfile(&mut self) {
+        if let Some(lock) = self.new_lockfile.take() {
+            let _ = std::fs::remove_file(lock);
+        }
     }
 
     /// The last `count` lines cargo printed that are not blank.
@@ -144,6 +157,7 @@ impl Drop for LibFuzzerBuild {
             let _ = child.wait();
             self.running.store(0, Ordering::SeqCst);
         }
+        self.remove_new_lockfile();
     }
 }
 
@@ -249,5 +263,21 @@ mod tests {
         assert!(reason.contains("failed (exit status: 101)") && reason.contains("no such command"), "{reason}");
         let reason = start().finish(|| false, false).unwrap_err();
         assert!(reason.starts_with("cargo-fuzz is not installed"), "{reason}");
+    }
+
+    /// cargo writes a lockfile into a project that had none; the build takes it away again.
+    #[test]
+    fn a_lockfile_cargo_wrote_where_there_was_none_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let (cargo, project) =
+            fake_cargo(dir.path(), &format!("echo new > {}/Cargo.lock; exit 1", dir.path().display()));
+        let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
+        let start =
+            || LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), Default::default()).unwrap();
+        let _ = start().finish(|| true, false);
+        assert!(!project.lockfile().exists(), "the lockfile cargo wrote is gone");
+        std::fs::write(project.lockfile(), "the user's").unwrap();
+        let _ = start().finish(|| true, false);
+        assert_eq!(std::fs::read_to_string(project.lockfile()).unwrap(), "new\n", "a lockfile that was there stays");
     }
 }

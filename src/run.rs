@@ -148,7 +148,7 @@ fn minimize<E: Executor + Send>(
         // After the first runs: started before, its no-op check slowed them
         // past the 1 ms that turns parallel tests on (`tlv`: 2 lanes on a
         // 0.3 ms target, where they cost).
-        setup.start_libfuzzer_build(interrupt);
+        setup.start_libfuzzer_build(interrupt, options.quiet);
     }
     let level = options.signature;
     // The last baseline run was the original's.

@@ -11,7 +11,6 @@ use crate::exit_code::{Exit, Failure};
 use crate::interrupt::Interrupt;
 use crate::options::ProjectOptions;
 use crate::project::harness::cargo_program;
-use crate::project::scratch::default_scratch_dir;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
 use crate::verify::{self, LibFuzzerBuild, LibFuzzerCheck};
 
@@ -65,9 +64,10 @@ impl HarnessSetup {
         project.target(target)?;
         let build = BuildOptions {
             flags: options.flags.clone(),
-            // The harness never goes into cargo's own target directory: it would
-            // replace `cargo fuzz build`'s binary of the same name.
-            scratch_dir: options.target_dir.as_deref().map(|dir| default_scratch_dir(&project, &cwd.join(dir))),
+            // The harness's binary never goes into cargo's own target directory
+            // (it would replace `cargo fuzz build`'s of the same name), only
+            // its intermediate files (see `build_harness`).
+            cargo_target_dir: options.target_dir.as_deref().map(|dir| cwd.join(dir)),
             coverage: options.coverage,
             // This binary compiles the runtime uninstrumented (see `project::wrapper`).
             rustc_wrapper: std::env::current_exe().ok().filter(|_| options.coverage),
@@ -180,7 +180,7 @@ impl HarnessSetup {
             rss_limit_mb: self.config.rss_limit_mb,
             running: check.running,
             verbose: check.verbose,
-            env: self.options.flags.sanitizer.check_env(),
+            harness_sanitizer: self.options.flags.sanitizer,
         };
         let result = verify::with_libfuzzer(&request, build);
         if interrupt.is_raised() {
@@ -193,16 +193,22 @@ impl HarnessSetup {
     /// `--no-verify-libfuzzer`): a no-op check once built, it then costs the
     /// run nothing; the first check takes it. Ctrl-C stops it, and so does
     /// dropping the setup.
-    pub fn start_libfuzzer_build(&self, interrupt: &Interrupt) {
+    pub fn start_libfuzzer_build(&self, interrupt: &Interrupt, quiet: bool) {
         if self.options.verify_libfuzzer {
             let build = self.libfuzzer_build(interrupt.worker_group());
+            if let (Ok(build), false) = (&build, quiet) {
+                eprintln!("{}", build.purpose());
+            }
             *self.libfuzzer_build.lock().unwrap_or_else(PoisonError::into_inner) = Some(build);
         }
     }
 
     fn libfuzzer_build(&self, running: RunningGroup) -> Result<LibFuzzerBuild, String> {
         let (options, cwd) = (&self.options, self.cwd.as_path());
-        LibFuzzerBuild::start(&cargo_program(), &self.project, &self.target, (options, cwd), running)
+        let profile = if options.flags.dev { "debug" } else { "release" };
+        let harness = &self.harness;
+        let binary = harness.cargo_target_dir.join(&harness.host).join(profile).join(&self.target);
+        LibFuzzerBuild::start(&cargo_program(), (&self.project, &self.target), (options, cwd), binary, running)
     }
 }
 

@@ -24,6 +24,8 @@ mod batch;
 mod cargo_fuzz;
 #[path = "cli/corpus.rs"]
 mod corpus;
+#[path = "cli/real.rs"]
+mod real;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 

@@ -109,7 +109,7 @@ fn run_harness<'a>(
             options.quiet,
             settings.interrupt,
         )?;
-        setup.start_libfuzzer_build(settings.interrupt);
+        setup.start_libfuzzer_build(settings.interrupt, options.quiet);
         drive::run_target(&setup, &inputs, &mut ctx)?;
         if settings.interrupt.is_raised() {
             break;

@@ -37,6 +37,14 @@ impl Sanitizer {
         }
     }
 
+    /// In words, for messages.
+    pub fn description(self) -> &'static str {
+        match self {
+            Sanitizer::None => "no sanitizer",
+            Sanitizer::Address => "AddressSanitizer",
+        }
+    }
+
     /// What a harness built with this sanitizer needs in its environment: for
     /// AddressSanitizer, options fit for a fork server (the user's own
     /// `ASAN_OPTIONS` come after ours, so they win). `symbolize=0`: a child
@@ -126,6 +134,9 @@ pub struct BuildOptions {
     pub flags: BuildFlags,
     /// The scratch directory; by default `<the project's target dir>/minimize-crash/<package>-<hash>`.
     pub scratch_dir: Option<PathBuf>,
+    /// The target directory `cargo fuzz build` uses (`--target-dir`); by
+    /// default cargo's own for the project.
+    pub cargo_target_dir: Option<PathBuf>,
     /// cargo's target directory; by default `<scratch dir>/target`.
     pub target_dir: Option<PathBuf>,
     /// Show cargo's progress lines on stderr as they come (the first build takes a while).
@@ -155,6 +166,11 @@ pub struct Harness {
     pub structure: Structure,
     /// Where the lockfile the build started from came from.
     pub lock_origin: LockOrigin,
+    /// The host triple it was built for.
+    pub host: String,
+    /// The target directory `cargo fuzz build` uses for the project (where
+    /// its binaries are: `<dir>/<host>/<profile>/<target>`).
+    pub cargo_target_dir: PathBuf,
     /// How long preparing and building took.
     pub duration: Duration,
 }
@@ -168,38 +184,94 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     project.target(target)?;
     let cargo = cargo_program();
     // `rustc -vV` and `cargo metadata` at once: each takes tens of milliseconds of every run.
-    let (host, scratch) = std::thread::scope(|scope| {
-        let scratch = scope.spawn(|| match &options.scratch_dir {
-            Some(dir) => Ok(dir.clone()),
-            None => project_target_dir(project, &cargo).map(|dir| default_scratch_dir(project, &dir)),
-        });
-        (host_triple(project), scratch.join().expect("the thread asking cargo for the target directory panicked"))
+    let (host, dirs) = std::thread::scope(|scope| {
+        let dirs = scope.spawn(|| cargo_dirs(project, &cargo, options.cargo_target_dir.as_deref()));
+        (host_triple(project), dirs.join().expect("the thread asking cargo for the target directory panicked"))
     });
-    let (host, scratch) = (host?, scratch?);
+    let (host, dirs) = (host?, dirs?);
+    let scratch = options.scratch_dir.clone().unwrap_or_else(|| default_scratch_dir(project, &dirs.target_dir));
     let layout = Layout::new(scratch);
+    let prepared = prepare_workspace(project, &layout, &cargo, &host)?;
+    let target_dir = variant_target_dir(options.target_dir.clone().unwrap_or_else(|| layout.target_dir()), options);
+    // A coverage build without the wrapper compiles our crates otherwise
+    // under the same flags: cargo could not tell the two apart.
+    let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage || options.rustc_wrapper.is_some());
+    let command = build_command(&cargo, project, (target, &host), (&prepared.manifest, &target_dir, shared), options);
+    let built = run_build(command, target, options.echo)?;
+    let mut checked = vec![(LIBFUZZER_SYS, None)];
+    checked.extend(prepared.arbitrary.as_deref().map(|version| (ARBITRARY, Some(version))));
+    check_patch_taken(&layout.harness_dir().join("Cargo.lock"), &checked)?;
+    if !built.is_file() {
+        return Err(anyhow!("cargo reported {} but it is not there", built.display()).into());
+    }
+    Ok(Harness {
+        binary: built,
+        target: target.to_string(),
+        scratch_dir: layout.root.clone(),
+        libfuzzer_sys: prepared.libfuzzer_sys,
+        structure: prepared.structure,
+        lock_origin: prepared.lock_origin,
+        host,
+        cargo_target_dir: dirs.target_dir,
+        duration: start.elapsed(),
+    })
+}
 
+/// The scratch workspace, written: its manifest, and what went into it.
+struct Prepared {
+    manifest: PathBuf,
+    libfuzzer_sys: String,
+    arbitrary: Option<String>,
+    structure: Structure,
+    lock_origin: LockOrigin,
+}
+
+/// Writes the runtime, the stand-ins and the scratch workspace that patches them in.
+fn prepare_workspace(
+    project: &FuzzProject,
+    layout: &Layout,
+    cargo: &OsStr,
+    host: &str,
+) -> Result<Prepared, ProjectError> {
     // The runtime compiled into this binary, not a checkout's: an installed copy has none.
     let runtime = embedded::write_runtime(&layout.root)?;
-    let mut sources = Sources::new(project, &layout, &cargo, &host);
+    let mut sources = Sources::new(project, layout, cargo, host);
     let (lockfile, lock_origin) = sources.lockfile()?;
     let lock = read_toml(&lockfile)?;
-    let (standin, patch) = prepare_standin(project, &layout, &mut sources, &lock, &runtime)?;
+    let (standin, patch) = prepare_standin(project, layout, &mut sources, &lock, &runtime)?;
     let mut patches = vec![patch];
-    let (shim, structure) = prepare_arbitrary_shim(&layout, &mut sources, &lock, &runtime);
+    let (shim, structure) = prepare_arbitrary_shim(layout, &mut sources, &lock, &runtime);
     let arbitrary = shim.map(|(patch, version)| {
         patches.push(patch);
         version
     });
     let manifest = write_workspace(project, &layout.harness_dir(), &patches, Some(&lockfile))?;
-    let target_dir = variant_target_dir(options.target_dir.clone().unwrap_or_else(|| layout.target_dir()), options);
-    let flags = &options.flags;
+    Ok(Prepared { manifest, libfuzzer_sys: standin.version, arbitrary, structure, lock_origin })
+}
 
-    let mut command = cargo_command(&cargo, project);
-    command.arg("build").arg("--manifest-path").arg(&manifest);
+/// `cargo build` of the scratch workspace `manifest` for `target` on `host`,
+/// its artifacts in `target_dir` and, when `shared` names one, its
+/// intermediate files in the build directory `cargo fuzz build` uses: what
+/// both compile alike (build scripts and proc macros at least) is compiled
+/// once; RUSTFLAGS are in every file's name, so neither rebuilds the other's.
+fn build_command(
+    cargo: &OsStr,
+    project: &FuzzProject,
+    (target, host): (&str, &str),
+    (manifest, target_dir, shared): (&Path, &Path, Option<&Path>),
+    options: &BuildOptions,
+) -> Command {
+    let flags = &options.flags;
+    let mut command = cargo_command(cargo, project);
+    command.arg("build").arg("--manifest-path").arg(manifest);
     // Like cargo-fuzz: --target keeps RUSTFLAGS off build scripts and proc macros.
-    command.arg("--target").arg(&host);
+    command.arg("--target").arg(host);
     command.args(cargo_build_args(flags));
-    command.arg("--bin").arg(target).arg("--target-dir").arg(&target_dir);
+    command.arg("--bin").arg(target).arg("--target-dir").arg(target_dir);
+    if let Some(build_dir) = shared {
+        let value = toml_edit::Value::from(build_dir.to_string_lossy().into_owned());
+        command.arg("--config").arg(format!("build.build-dir={value}"));
+    }
     command.arg("--message-format=json");
     command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
     if let Some(wrapper) = options.rustc_wrapper.as_deref().filter(|_| options.coverage) {
@@ -209,23 +281,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1 (harmless on nightly).
         command.env("RUSTC_BOOTSTRAP", "1");
     }
-
-    let built = run_build(command, target, options.echo)?;
-    let mut checked = vec![(LIBFUZZER_SYS, None)];
-    checked.extend(arbitrary.as_deref().map(|version| (ARBITRARY, Some(version))));
-    check_patch_taken(&layout.harness_dir().join("Cargo.lock"), &checked)?;
-    if !built.is_file() {
-        return Err(anyhow!("cargo reported {} but it is not there", built.display()).into());
-    }
-    Ok(Harness {
-        binary: built,
-        target: target.to_string(),
-        scratch_dir: layout.root.clone(),
-        libfuzzer_sys: standin.version,
-        structure,
-        lock_origin,
-        duration: start.elapsed(),
-    })
+    command
 }
 
 /// `cargo build`'s profile, feature and job arguments for `flags`.
@@ -249,9 +305,10 @@ fn cargo_build_args(flags: &BuildFlags) -> Vec<String> {
     args
 }
 
-/// Where a build variant's artifacts go under cargo's target directory:
-/// sanitized and coverage builds each live apart, so switching back and forth
-/// rebuilds nothing (RUSTFLAGS are part of every artifact's fingerprint).
+/// Where a build variant's binaries go under cargo's target directory:
+/// sanitized and coverage builds each uplift their own binary of the
+/// target's name (their intermediate files share the build dir, told apart
+/// by their RUSTFLAGS).
 fn variant_target_dir(target_dir: PathBuf, options: &BuildOptions) -> PathBuf {
     let sanitizer = match options.flags.sanitizer {
         Sanitizer::None => String::new(),
@@ -523,14 +580,33 @@ pub(crate) fn cargo_metadata(mut command: Command) -> Result<(String, serde_json
     Ok((line, metadata))
 }
 
-/// The fuzz project's cargo target directory, as `cargo fuzz build` would use
-/// it (it honours `CARGO_TARGET_DIR` and `build.target-dir`).
-pub(crate) fn project_target_dir(project: &FuzzProject, cargo: &OsStr) -> Result<PathBuf, ProjectError> {
+/// Where `cargo fuzz build` puts what it builds for a project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CargoDirs {
+    /// The target directory: the binaries (`<dir>/<host>/<profile>/<target>`).
+    pub target_dir: PathBuf,
+    /// The build directory (the intermediate files), when this cargo can
+    /// share one with another target directory (`build.build-dir`, cargo 1.91 on).
+    pub build_dir: Option<PathBuf>,
+}
+
+/// The fuzz project's cargo directories as `cargo fuzz build` uses them (it
+/// honours `CARGO_TARGET_DIR`, `build.target-dir` and `build.build-dir`), or
+/// `target_dir` for both when the user gave one (`--target-dir`).
+pub(crate) fn cargo_dirs(
+    project: &FuzzProject,
+    cargo: &OsStr,
+    target_dir: Option<&Path>,
+) -> Result<CargoDirs, ProjectError> {
     let mut command = cargo_command(cargo, project);
     command.args(["metadata", "--no-deps", "--format-version", "1", "--manifest-path"]).arg(&project.manifest_path);
     let (line, metadata) = cargo_metadata(command)?;
-    let dir = metadata["target_directory"].as_str().ok_or_else(|| anyhow!("`{line}`: no target_directory"))?;
-    Ok(PathBuf::from(dir))
+    let found = metadata["target_directory"].as_str().ok_or_else(|| anyhow!("`{line}`: no target_directory"))?;
+    let build_dir = metadata["build_directory"].as_str().map(PathBuf::from);
+    Ok(match target_dir {
+        Some(dir) => CargoDirs { target_dir: dir.to_path_buf(), build_dir: build_dir.map(|_| dir.to_path_buf()) },
+        None => CargoDirs { target_dir: PathBuf::from(found), build_dir },
+    })
 }
 
 /// The host triple, from the rustc cargo would run here.
@@ -676,9 +752,15 @@ mod tests {
         )
         .unwrap();
         let project = FuzzProject::locate(Some(Path::new("fuzz")), dir.path()).unwrap();
-        let target_dir = project_target_dir(&project, &cargo_program()).unwrap();
+        let dirs = cargo_dirs(&project, &cargo_program(), None).unwrap();
+        let target_dir = dirs.target_dir.clone();
         // cargo may resolve symlinks in the temp dir's path; compare the tail.
         assert!(target_dir.ends_with("fuzz/target"), "{}", target_dir.display());
+        // cargo 1.91 on reports a build directory, the same unless configured.
+        assert_eq!(dirs.build_dir.as_deref(), Some(target_dir.as_path()), "this cargo can share one");
+        let given = cargo_dirs(&project, &cargo_program(), Some(Path::new("/elsewhere"))).unwrap();
+        let elsewhere = PathBuf::from("/elsewhere");
+        assert_eq!(given, CargoDirs { target_dir: elsewhere.clone(), build_dir: Some(elsewhere) });
         assert!(!fuzz.join("Cargo.lock").exists(), "cargo metadata --no-deps must not write a lockfile");
     }
 

@@ -13,7 +13,6 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::Ordering;
-use std::thread::JoinHandle;
 use std::time::Instant;
 
 use nix::sys::signal::Signal;
@@ -21,27 +20,39 @@ use nix::sys::signal::Signal;
 use crate::exec::process::{last_lines, signal_group};
 use crate::exec::RunningGroup;
 use crate::options::ProjectOptions;
-use crate::project::harness::{command_line, host_triple, project_target_dir};
+use crate::project::harness::command_line;
 use crate::project::{FuzzProject, Sanitizer};
 
-/// Where the build's binary goes: `TARGET_DIR/HOST/PROFILE/TARGET`, found
-/// (`cargo metadata`, `rustc -vV`) on a thread while the build runs.
-fn locate_binary(
-    cargo: OsString,
-    project: FuzzProject,
-    target: String,
-    options: &ProjectOptions,
-    target_dir: Option<PathBuf>,
-) -> JoinHandle<Result<PathBuf, String>> {
-    let profile = if options.flags.dev { "debug" } else { "release" };
-    std::thread::spawn(move || {
-        let target_dir = match target_dir {
-            Some(dir) => dir,
-            None => project_target_dir(&project, &cargo).map_err(|e| e.to_string())?,
-        };
-        let host = host_triple(&project).map_err(|e| e.to_string())?;
-        Ok(target_dir.join(host).join(profile).join(target))
+/// What a binary `cargo fuzz build` made was built with, read from its
+/// symbols: `None` when there is no such file.
+fn built_with(binary: &Path) -> Option<Result<Sanitizer, &'static str>> {
+    let file = File::open(binary).ok()?;
+    // SAFETY: the map is only read, and only here; a binary rewritten
+    // meanwhile (a concurrent build) gives a wrong answer at worst, which
+    // the build that follows makes right.
+    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+    let has =
+        |needle: &[u8]| map.iter().enumerate().any(|(at, &byte)| byte == needle[0] && map[at..].starts_with(needle));
+    Some(if has(b"__asan_init") {
+        Ok(Sanitizer::Address)
+    } else if has(b"__msan_init") || has(b"__tsan_init") {
+        Err("another sanitizer")
+    } else {
+        Ok(Sanitizer::None)
     })
+}
+
+/// The sanitizer to build the cross-check's binary with, and the one of a
+/// binary `cargo fuzz build` made before, if any: that one when the harness
+/// can compare with it (`cargo fuzz build` keeps one binary per target, so
+/// building with another sanitizer would rebuild every crate and replace the
+/// user's binary; with the same one it is a no-op when up to date, and
+/// builds only what changed otherwise), else the harness's own.
+pub(crate) fn sanitizer_for(binary: &Path, harness: Sanitizer) -> (Sanitizer, Option<Sanitizer>) {
+    match built_with(binary) {
+        Some(Ok(existing)) => (existing, Some(existing)),
+        Some(Err(_)) | None => (harness, None),
+    }
 }
 
 /// A `cargo fuzz build` under way (or done).
@@ -52,8 +63,12 @@ pub struct LibFuzzerBuild {
     log: File,
     line: String,
     started: Instant,
-    /// Where the binary goes, being found.
-    binary: Option<JoinHandle<Result<PathBuf, String>>>,
+    /// Where the binary goes.
+    binary: PathBuf,
+    /// The sanitizer it is built with.
+    sanitizer: Sanitizer,
+    /// Whether a binary was there already (built with that sanitizer).
+    existing: bool,
     /// Where its process group is published while it runs, for Ctrl-C.
     running: RunningGroup,
     /// The project's lockfile when there was none before the build: cargo
@@ -63,19 +78,21 @@ pub struct LibFuzzerBuild {
 
 impl LibFuzzerBuild {
     /// Starts `cargo fuzz build` for `target` with the user's build options
-    /// (`cargo` is the program: `$CARGO` or `cargo`), its process group
-    /// published in `running` until it ends (Ctrl-C stops it); why not, if
-    /// it cannot start.
+    /// (`cargo` is the program: `$CARGO` or `cargo`) and the sanitizer of the
+    /// `binary` it already made, if any ([`sanitizer_for`]), its process
+    /// group published in `running` until it ends (Ctrl-C stops it); why
+    /// not, if it cannot start.
     pub fn start(
         cargo: &OsString,
-        project: &FuzzProject,
-        target: &str,
+        (project, target): (&FuzzProject, &str),
         (options, cwd): (&ProjectOptions, &Path),
+        binary: PathBuf,
         running: RunningGroup,
     ) -> Result<Self, String> {
         let target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
         let new_lockfile = Some(project.lockfile()).filter(|lock| !lock.exists());
-        let mut command = command(cargo, project, target, options, cwd, target_dir.as_deref());
+        let (sanitizer, existing) = sanitizer_for(&binary, options.flags.sanitizer);
+        let mut command = command(cargo, (project, target), (options, sanitizer), cwd, target_dir.as_deref());
         let line = command_line(&command);
         let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
         let output = |log: &File| log.try_clone().map(Stdio::from);
@@ -91,9 +108,19 @@ impl LibFuzzerBuild {
             .spawn()
             .map_err(|e| format!("cannot run `{line}`: {e}"))?;
         running.store(i32::try_from(child.id()).unwrap_or(0), Ordering::SeqCst);
-        let binary = locate_binary(cargo.clone(), project.clone(), target.to_owned(), options, target_dir);
         let started = Instant::now();
-        Ok(LibFuzzerBuild { child: Some(child), log, line, started, binary: Some(binary), running, new_lockfile })
+        let existing = existing.is_some();
+        Ok(LibFuzzerBuild {
+            child: Some(child),
+            log,
+            line,
+            started,
+            binary,
+            sanitizer,
+            existing,
+            running,
+            new_lockfile,
+        })
     }
 
     /// The command line, for messages.
@@ -101,10 +128,33 @@ impl LibFuzzerBuild {
         &self.line
     }
 
-    /// Waits for the build; the binary's path, or why there is none.
+    /// The sanitizer its binary is built with.
+    pub fn sanitizer(&self) -> Sanitizer {
+        self.sanitizer
+    }
+
+    /// What is being built, and why, for the progress line.
+    pub fn purpose(&self) -> String {
+        if self.existing {
+            format!(
+                "libFuzzer cross-check: `{}` in the background (a no-op when the binary `cargo fuzz build` made, \
+                 with {}, is up to date)",
+                self.line,
+                self.sanitizer.description()
+            )
+        } else {
+            format!(
+                "libFuzzer cross-check: `{}` in the background (no `cargo fuzz build` binary yet: the first one \
+                 takes as long as `cargo fuzz build`)",
+                self.line
+            )
+        }
+    }
+
+    /// Waits for the build; the binary's path and sanitizer, or why there is none.
     /// `installed` says whether cargo-fuzz is there, asked only when the
     /// build failed (to say so rather than show cargo's error).
-    pub fn finish(mut self, installed: impl FnOnce() -> bool, verbose: bool) -> Result<PathBuf, String> {
+    pub fn finish(mut self, installed: impl FnOnce() -> bool, verbose: bool) -> Result<(PathBuf, Sanitizer), String> {
         let line = self.line.clone();
         let child = self.child.as_mut().expect("a build is finished once");
         let status = child.wait();
@@ -118,15 +168,14 @@ impl LibFuzzerBuild {
             }
             return Err(format!("`{line}` failed ({status}):\n  {}", self.log_tail(5)));
         }
-        let binary = self.binary.take().expect("a build is finished once").join();
-        let binary = binary.map_err(|_| format!("finding the binary of `{line}` failed"))??;
+        let binary = self.binary.clone();
         if !binary.is_file() {
             return Err(format!("`{line}` succeeded but {} is not there", binary.display()));
         }
         if verbose {
             eprintln!("built {} in {:.1?}", binary.display(), self.started.elapsed());
         }
-        Ok(binary)
+        Ok((binary, self.sanitizer))
     }
 
     /// Removes the lockfile cargo wrote into a project that had none.
@@ -164,13 +213,11 @@ impl Drop for LibFuzzerBuild {
 /// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`.
 fn command(
     cargo: &OsString,
-    project: &FuzzProject,
-    target: &str,
-    options: &ProjectOptions,
+    (project, target): (&FuzzProject, &str),
+    (options, sanitizer): (&ProjectOptions, Sanitizer),
     cwd: &Path,
     target_dir: Option<&Path>,
 ) -> Command {
-    let sanitizer = options.flags.sanitizer;
     let mut command = Command::new(cargo);
     command.current_dir(cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
     if sanitizer != Sanitizer::None {
@@ -235,7 +282,14 @@ mod tests {
         let (cargo, project) = fake_cargo(dir.path(), &format!("sleep 60 & echo $$ $! > {}; wait", pids.display()));
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
         let running = RunningGroup::default();
-        let build = LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), running.clone()).unwrap();
+        let build = LibFuzzerBuild::start(
+            &cargo,
+            (&project, "t"),
+            (&options, dir.path()),
+            dir.path().join("t"),
+            running.clone(),
+        )
+        .unwrap();
         assert!(running.load(Ordering::SeqCst) > 0, "the build's group is published");
         let started = (0..500).find_map(|_| {
             let text = std::fs::read_to_string(&pids).unwrap_or_default();
@@ -257,8 +311,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (cargo, project) = fake_cargo(dir.path(), "echo 'error: no such command: `fuzz`' >&2; exit 101");
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
-        let start =
-            || LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), Default::default()).unwrap();
+        let start = || {
+            let binary = dir.path().join("t");
+            LibFuzzerBuild::start(&cargo, (&project, "t"), (&options, dir.path()), binary, Default::default()).unwrap()
+        };
         let reason = start().finish(|| true, false).unwrap_err();
         assert!(reason.contains("failed (exit status: 101)") && reason.contains("no such command"), "{reason}");
         let reason = start().finish(|| false, false).unwrap_err();
@@ -272,12 +328,31 @@ mod tests {
         let (cargo, project) =
             fake_cargo(dir.path(), &format!("echo new > {}/Cargo.lock; exit 1", dir.path().display()));
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
-        let start =
-            || LibFuzzerBuild::start(&cargo, &project, "t", (&options, dir.path()), Default::default()).unwrap();
+        let start = || {
+            let binary = dir.path().join("t");
+            LibFuzzerBuild::start(&cargo, (&project, "t"), (&options, dir.path()), binary, Default::default()).unwrap()
+        };
         let _ = start().finish(|| true, false);
         assert!(!project.lockfile().exists(), "the lockfile cargo wrote is gone");
         std::fs::write(project.lockfile(), "the user's").unwrap();
         let _ = start().finish(|| true, false);
         assert_eq!(std::fs::read_to_string(project.lockfile()).unwrap(), "new\n", "a lockfile that was there stays");
+    }
+
+    /// The cross-check keeps the sanitizer of the binary `cargo fuzz build`
+    /// made before, when there is one: its build is then a no-op, or builds
+    /// only what changed, where another sanitizer would rebuild every crate.
+    #[test]
+    fn the_binary_cargo_fuzz_build_made_decides_the_sanitizer() {
+        let dir = tempfile::tempdir().unwrap();
+        let binary = dir.path().join("t");
+        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::None, None), "none there yet");
+        assert_eq!(sanitizer_for(&binary, Sanitizer::Address), (Sanitizer::Address, None));
+        std::fs::write(&binary, b"\x7fELF ... __asan_init ... AddressSanitizer").unwrap();
+        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::Address, Some(Sanitizer::Address)));
+        std::fs::write(&binary, b"\x7fELF ... __sanitizer_cov_8bit_counters_init ... _").unwrap();
+        assert_eq!(sanitizer_for(&binary, Sanitizer::Address), (Sanitizer::None, Some(Sanitizer::None)));
+        std::fs::write(&binary, b"\x7fELF ... __msan_init").unwrap();
+        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::None, None), "one the harness cannot have");
     }
 }

@@ -22,6 +22,7 @@ use crate::exec::process::quote;
 use crate::exec::symbolize::Symbolizer;
 use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
 use crate::project::harness::cargo_program;
+use crate::project::Sanitizer;
 use crate::signature::{Level, Signature};
 
 mod build;
@@ -88,8 +89,9 @@ pub struct Request<'a> {
     pub running: RunningGroup,
     /// Print progress on stderr.
     pub verbose: bool,
-    /// More environment for the binary's run (a sanitizer's options).
-    pub env: Vec<(&'static str, String)>,
+    /// The sanitizer the harness was built with (the binary's may differ:
+    /// the one `cargo fuzz build` made before).
+    pub harness_sanitizer: Sanitizer,
 }
 
 /// Waits for `build` (`cargo fuzz build --sanitizer <the harness's>`,
@@ -109,8 +111,8 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         }
         build.finish(installed, request.verbose)
     });
-    let binary = match finished {
-        Ok(binary) => binary,
+    let (binary, sanitizer) = match finished {
+        Ok(built) => built,
         Err(reason) => return LibFuzzerCheck::skipped(reason),
     };
     let line = format!(
@@ -125,7 +127,7 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
     };
     let command = format!("{} -runs=1 -rss_limit_mb={} @@", quote(&binary.to_string_lossy()), request.rss_limit_mb);
     let file_name = request.result.file_name().unwrap_or("input".as_ref());
-    let env = request.env.iter().map(|(key, value)| (key.into(), value.into())).collect();
+    let env = sanitizer.check_env().into_iter().map(|(key, value)| (key.into(), value.into())).collect();
     let outcome = CommandLine::parse(&command)
         .and_then(|command| ProcessExecutor::new(command, request.timeout, file_name, request.running.clone()))
         .and_then(|executor| executor.with_env(env).run(&bytes));
@@ -136,14 +138,37 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
     // Its report unsymbolized (`symbolize=0`, from the request's env): its frames looked up here.
     outcome.frames = Symbolizer::new(&binary).report_frames(&outcome.stderr_text());
     let signature = Signature::of(&outcome);
+    let across = sanitizer != request.harness_sanitizer;
+    let built = if across { format!(" (built with {})", sanitizer.description()) } else { String::new() };
     let (verified, reason) = match &signature {
-        Some(actual) if request.expected.matches_libfuzzer(actual, request.level) => {
-            (Verdict::Yes, format!("the cargo fuzz build crashes the same way: {actual}"))
+        Some(actual) if same_crash(request.expected, actual, request.level, across) => {
+            (Verdict::Yes, format!("the cargo fuzz build{built} crashes the same way: {actual}"))
         }
-        Some(actual) => (Verdict::No, format!("the cargo fuzz build crashes differently: {actual}")),
-        None => (Verdict::No, format!("the cargo fuzz build does not crash on it ({})", outcome.status)),
+        Some(actual) => (Verdict::No, format!("the cargo fuzz build{built} crashes differently: {actual}")),
+        None => (Verdict::No, format!("the cargo fuzz build{built} does not crash on it ({})", outcome.status)),
     };
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
+}
+
+/// Whether the libFuzzer binary's crash `actual` is the harness's `expected`
+/// at `level`. `across`: the binary has another sanitizer than the harness
+/// (the one `cargo fuzz build` made before, with AddressSanitizer), which
+/// reports a signal or a stack overflow the harness saw without one as its
+/// own bug type (`SEGV`, `stack-overflow`, ...).
+fn same_crash(expected: &Signature, actual: &Signature, level: Level, across: bool) -> bool {
+    use crate::signature::Kind;
+    const SIGNALS: [&str; 5] = ["SEGV", "BUS", "FPE", "ILL", "ABRT"];
+    if expected.matches_libfuzzer(actual, level) {
+        return true;
+    }
+    let Kind::Sanitizer { bug, .. } = &actual.kind else { return false };
+    across
+        && level != Level::Strict
+        && match expected.kind {
+            Kind::StackOverflow => bug == "stack-overflow",
+            Kind::Signal { .. } => SIGNALS.contains(&bug.as_str()) || bug == "stack-overflow",
+            _ => false,
+        }
 }
 
 /// The `{:#?}` rendering of a typed target's input: libfuzzer-sys's typed
@@ -210,5 +235,23 @@ mod tests {
         write("printf 'Scene {\\n    title: \"\",\\n}\\n' > \"$RUST_LIBFUZZER_DEBUG_PATH\"");
         let rendering = debug_rendering(&script, &input, b"\x01\x02", Duration::from_secs(5));
         assert_eq!(rendering.as_deref(), Some("Scene {\n    title: \"\",\n}"));
+    }
+
+    /// A harness built without a sanitizer sees a segfault or a stack
+    /// overflow as such; an AddressSanitizer binary reports it as its own bug
+    /// type. The same crash only across sanitizers, and never under `strict`.
+    #[test]
+    fn a_signal_matches_an_address_sanitizer_report_of_it_only_across_sanitizers() {
+        use crate::signature::Kind;
+        let signature = |kind: Kind| Signature { kind, location: None, message: None };
+        let asan = |bug: &str| signature(Kind::Sanitizer { sanitizer: "AddressSanitizer".into(), bug: bug.into() });
+        let segv = signature(Kind::Signal { signal: 11 });
+        let overflow = signature(Kind::StackOverflow);
+        assert!(same_crash(&segv, &asan("SEGV"), Level::Default, true));
+        assert!(same_crash(&overflow, &asan("stack-overflow"), Level::Default, true));
+        assert!(!same_crash(&segv, &asan("SEGV"), Level::Default, false), "the same sanitizer must agree");
+        assert!(!same_crash(&segv, &asan("SEGV"), Level::Strict, true));
+        assert!(!same_crash(&segv, &asan("heap-buffer-overflow"), Level::Default, true));
+        assert!(!same_crash(&signature(Kind::Panic), &asan("SEGV"), Level::Default, true));
     }
 }

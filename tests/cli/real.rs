@@ -1,0 +1,173 @@
+//! Real projects as they are: a fuzz crate that depends on `libfuzzer-sys` alone (no `arbitrary` derive) and commits no lockfile, as most libraries' do; an `arbitrary` too old to record; and the bad inputs a first run meets (a device as the crash, a directory as `-o`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use super::*;
+
+/// The tests on [`plain_project`] take turns: they share its directory and lockfile.
+fn plain_lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A project shaped like a library's: a crate at the root and its own fuzz
+/// workspace in `fuzz/`, with `libfuzzer-sys` from crates.io its only
+/// dependency and a `Vec<u64>` target (`sum500`, as the lists bench's
+/// condition), in a fixed directory under the workspace's target dir (its
+/// scratch build is kept between test runs). Any lockfile is removed.
+fn plain_project() -> PathBuf {
+    let dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/plain");
+    let write = |relative: &str, text: &str| {
+        let path = dir.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(path, text).unwrap();
+        }
+    };
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
+    );
+    write("src/lib.rs", "//! A library with a fuzz crate.\n");
+    write(
+        "fuzz/Cargo.toml",
+        "[package]\nname = \"plain-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+         [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\n\
+         [workspace]\nmembers = [\".\"]\n\n\
+         [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n",
+    );
+    write(
+        "fuzz/fuzz_targets/sum500.rs",
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+         fuzz_target!(|xs: Vec<u64>| {\n    \
+             if xs.iter().fold(0u64, |sum, &x| sum.saturating_add(x)) >= 500 {\n        \
+                 panic!(\"the sum reached 500\");\n    \
+             }\n\
+         });\n",
+    );
+    let _ = std::fs::remove_file(dir.join("fuzz/Cargo.lock"));
+    dir
+}
+
+/// A crash of `sum500`: 40 bytes of 0xff (a first element of 2^64 - 1), then noise.
+fn sum500_crash(dir: &Path) -> PathBuf {
+    let mut bytes = vec![0xff; 40];
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    bytes.extend((0..300).map(|_| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state as u8
+    }));
+    let crash = dir.join("crash-sum500");
+    std::fs::write(&crash, bytes).unwrap();
+    crash
+}
+
+/// Runs the tool on `sum500` in `project` with `extra` arguments: its summary and stderr.
+fn minimize_sum500(project: &Path, output: &Path, extra: &[&str]) -> (Value, String) {
+    let crash = sum500_crash(output.parent().unwrap());
+    let mut command = Command::new(BIN);
+    command.current_dir(project).arg("--json").args(extra).arg("-o").arg(output).arg("sum500").arg(&crash);
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "sum500 failed:\n{stderr}");
+    (serde_json::from_slice(&assert.get_output().stdout).expect("a JSON summary"), stderr)
+}
+
+fn cargo_in(project: &Path, args: &[&str]) {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(cargo).current_dir(project.join("fuzz")).args(args).output().unwrap();
+    assert!(output.status.success(), "cargo {args:?} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// Issue 34: draws need no derive, and a lockfile resolved in the scratch
+/// directory is hooked like a committed one; the tree stays without one,
+/// the libFuzzer cross-check's `cargo fuzz build` included.
+#[test]
+fn a_vec_target_without_a_derive_or_a_lockfile_reaches_the_simplest_value_and_leaves_no_lockfile() {
+    let _lock = plain_lock();
+    let project = plain_project();
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("minimized");
+    let (summary, stderr) = minimize_sum500(&project, &output, &[]);
+    assert_eq!(summary["value"], "[\n    500,\n]", "{stderr}");
+    assert_eq!(std::fs::read(&output).unwrap(), [0x01, 0xf4, 0x01], "the shortest encoding of [500]");
+    assert_eq!(summary["structure"]["recorded"], true, "{stderr}");
+    assert_eq!(summary["structure"]["draws"], true);
+    assert!(!project.join("fuzz/Cargo.lock").exists(), "no lockfile was left in the tree:\n{stderr}");
+    assert!(!stderr.contains("warning: typed inputs"), "{stderr}");
+    if cargo_fuzz_installed() {
+        assert_eq!(summary["libfuzzer"]["verified"], "yes", "{stderr}");
+    }
+
+    // With a lockfile, the same result, and the lockfile as it was.
+    cargo_in(&project, &["generate-lockfile"]);
+    let lock = std::fs::read(project.join("fuzz/Cargo.lock")).unwrap();
+    let again = dir.path().join("with-lock");
+    let (summary, stderr) = minimize_sum500(&project, &again, &["--no-verify-libfuzzer"]);
+    assert_eq!(std::fs::read(&again).unwrap(), [0x01, 0xf4, 0x01], "{stderr}");
+    assert_eq!(summary["structure"]["recorded"], true);
+    assert_eq!(std::fs::read(project.join("fuzz/Cargo.lock")).unwrap(), lock, "the user's lockfile is only read");
+    std::fs::remove_file(project.join("fuzz/Cargo.lock")).unwrap();
+}
+
+/// An `arbitrary` without the hooks (1.3.2, locked by the user): one warning
+/// line that says why and what is lost, the same in `--json`, and still a
+/// result that crashes.
+#[test]
+fn an_arbitrary_too_old_to_record_is_said_in_one_line_and_in_json() {
+    let _lock = plain_lock();
+    let project = plain_project();
+    cargo_in(&project, &["generate-lockfile"]);
+    cargo_in(&project, &["update", "-p", "arbitrary", "--precise", "1.3.2"]);
+    let dir = tempfile::tempdir().unwrap();
+    let output = dir.path().join("minimized");
+    let (summary, stderr) = minimize_sum500(&project, &output, &["--no-verify-libfuzzer"]);
+    std::fs::remove_file(project.join("fuzz/Cargo.lock")).unwrap();
+    let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(
+        warnings,
+        ["warning: typed inputs will be reduced as bytes, without their structure (results can be larger, numbers \
+          and strings less simple): arbitrary 1.3.2: only 1.4.2 to 1.5.x have the hooks values are recorded with"],
+        "{stderr}"
+    );
+    assert_eq!(summary["structure"]["recorded"], false);
+    let reason = summary["structure"]["reason"].as_str().unwrap();
+    assert!(reason.starts_with("arbitrary 1.3.2"), "{reason}");
+    assert!(stderr.contains("  structure  not recorded, reduced as bytes: arbitrary 1.3.2"), "{stderr}");
+    assert_eq!(summary["verified"], true);
+}
+
+/// A device as the crash file is refused at once (it would be read forever);
+/// a directory as `-o` takes the result under its default name.
+#[test]
+fn a_device_as_the_crash_is_refused_and_a_directory_as_the_output_takes_the_result_inside() {
+    let assert = tool().current_dir(root()).arg("tlv").arg("/dev/zero").timeout(Duration::from_secs(60)).assert();
+    let assert = assert.code(2);
+    assert_stderr_contains(&assert, "cannot read the crash file /dev/zero");
+    assert_stderr_contains(&assert, "it is a character device, not a regular file");
+
+    let sample = Sample::copy("tlv");
+    let out_dir = sample.dir.path().join("results");
+    std::fs::create_dir(&out_dir).unwrap();
+    let _lock = harness_lock();
+    let assert = tool()
+        .current_dir(root())
+        .args(["--json", "--no-verify-libfuzzer", "-o"])
+        .arg(&out_dir)
+        .arg("tlv")
+        .arg(&sample.crash)
+        .timeout(Duration::from_secs(300))
+        .assert()
+        .code(0);
+    let summary: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let original = std::fs::read(&sample.crash).unwrap();
+    let inside = out_dir.join(format!("minimized-from-{}", sha1_hex(&original)));
+    assert_eq!(summary["output"], inside.to_str().unwrap());
+    assert!(inside.is_file());
+    assert!(std::fs::metadata(&inside).unwrap().len() <= sample.max_size());
+}

@@ -3,6 +3,7 @@
 //! ```text
 //! cargo bench --bench first_run                # every project
 //! cargo bench --bench first_run -- demangle    # projects whose name contains "demangle"
+//! BENCH_BIN=/path/to/cargo-minimize-crash cargo bench --bench first_run   # another build of the tool
 //! ```
 //!
 //! Each project is a library's fuzz crate as they come (a crate at the root,
@@ -45,7 +46,10 @@ mod summary;
 #[path = "support/table.rs"]
 mod table;
 
-const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
+/// The tool: this checkout's, or `BENCH_BIN` (another build, to compare).
+fn bin() -> String {
+    std::env::var("BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_cargo-minimize-crash").to_string())
+}
 
 /// One project: its fuzz crate's dependency, target name and source, and a crash.
 struct Project {
@@ -163,7 +167,7 @@ fn timed(dir: &Path, program: &str, args: &[&str], env: &[(&str, &str)]) -> (Dur
 fn ours(dir: &Path, project: &Project) -> (f64, f64, serde_json::Value) {
     let out = dir.join("minimized");
     let args = ["--json", "-q", "-o", out.to_str().unwrap(), project.target, "crash"];
-    let (wall, output) = timed(dir, BIN, &args, &[]);
+    let (wall, output) = timed(dir, &bin(), &args, &[]);
     let summary = summary::json_summary(&output, project.name);
     (wall.as_secs_f64(), summary["seconds"].as_f64().unwrap_or(0.0), summary)
 }

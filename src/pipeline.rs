@@ -339,6 +339,7 @@ mod tests {
             kind: Kind::Panic,
             location: Some(format!("src/a.rs:{line}:1")),
             message: Some(format!("m{line}")),
+            raised_in: None,
         };
         let mut slips = Slips::with_hook(|s: &Signature, input: &[u8]| heard.push((s.clone(), input.to_vec())));
         slips.note(panic_at(1), Level::Default, b"long");

@@ -24,7 +24,7 @@ fn repository(root: &Path) {
 }
 
 fn bug(id: &str, target: &str, kind: Kind, location: Option<&str>) -> Bug {
-    let signature = Signature { kind, location: location.map(str::to_string), message: None };
+    let signature = Signature { kind, location: location.map(str::to_string), message: None, raised_in: None };
     Bug {
         id: id.into(),
         target: target.into(),
@@ -57,6 +57,7 @@ fn realistic(root: &Path) -> BatchReport {
             kind: Kind::Panic,
             location: Some("crates/planted/src/tlv.rs:1:5".into()),
             message: Some("index out of bounds: the len is N but the index is N".into()),
+            raised_in: None,
         },
         title: "panic at crates/planted/src/tlv.rs:1:5: index out of bounds: the len is 3 but the index is 3".into(),
         location: Some(SourceLocation { path: "crates/planted/src/tlv.rs".into(), line: 1, column: Some(5) }),

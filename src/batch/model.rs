@@ -218,7 +218,12 @@ impl Bug {
             id: id.into(),
             target: "t".into(),
             fingerprint: "f".repeat(40),
-            signature: Signature { kind: crate::signature::Kind::Timeout, location: None, message: None },
+            signature: Signature {
+                kind: crate::signature::Kind::Timeout,
+                location: None,
+                message: None,
+                raised_in: None,
+            },
             title: "timeout".into(),
             status: BugStatus::Minimized,
             found_by: FoundBy::Input,

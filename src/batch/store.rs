@@ -145,7 +145,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(dir.path()).unwrap();
         let mut cache = TriageCache::new();
-        cache.insert("abc".into(), Some(Signature { kind: Kind::Panic, location: None, message: None }));
+        cache.insert(
+            "abc".into(),
+            Some(Signature { kind: Kind::Panic, location: None, message: None, raised_in: None }),
+        );
         cache.insert("def".into(), None);
         store.save_triage_cache("build-1", &cache).unwrap();
         assert_eq!(store.triage_cache("build-1"), cache);

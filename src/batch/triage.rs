@@ -112,7 +112,7 @@ mod tests {
     use super::*;
 
     fn panic_at(location: &str, message: &str) -> Signature {
-        Signature { kind: Kind::Panic, location: Some(location.into()), message: Some(message.into()) }
+        Signature { kind: Kind::Panic, location: Some(location.into()), message: Some(message.into()), raised_in: None }
     }
 
     fn member(name: &str, bytes: &[u8]) -> Member {

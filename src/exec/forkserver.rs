@@ -575,12 +575,15 @@ impl ForkServerExecutor {
     fn run_outcome(&mut self, status: Status, duration: Duration) -> anyhow::Result<Outcome> {
         let stderr = self.stderr_tail().context("cannot read the output file")?;
         let panic = self.last_result.as_ref().and_then(|r| r.panic.as_ref()).map(Panic::from_record);
-        // Only a crash by signal pays for symbolizing, and only for addresses not seen before.
+        // Only a crash by signal, or a panic raised inside the standard library
+        // (its hook's frames, under signal 0), pays for symbolizing, and only
+        // for addresses not seen before.
         let crash = self.last_result.as_ref().and_then(|r| r.frames.as_ref());
         let frames = match (status, crash) {
             (Status::Signaled(signal), Some(crash)) if panic.is_none() && crash.signal as i32 == signal => {
                 self.symbolizer.frames(crash)
             }
+            (_, Some(crash)) if panic.is_some() && crash.signal == 0 => self.symbolizer.frames(crash),
             _ => None,
         };
         // A sanitizer's report with `symbolize=0` (ours): its `(module+offset)`

@@ -273,7 +273,8 @@ fn build_command(
         command.arg("--config").arg(format!("build.build-dir={value}"));
     }
     command.arg("--message-format=json");
-    command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options));
+    let harness_dir = manifest.parent().expect("a manifest is in a directory");
+    command.env_remove("RUSTFLAGS").env("CARGO_ENCODED_RUSTFLAGS", encoded_rustflags(project, options, harness_dir));
     if let Some(wrapper) = options.rustc_wrapper.as_deref().filter(|_| options.coverage) {
         command.envs(super::wrapper::cargo_env(wrapper));
     }
@@ -381,8 +382,16 @@ pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     flags
 }
 
-fn encoded_rustflags(project: &FuzzProject, options: &BuildOptions) -> OsString {
+/// [`rustflags`], the scratch workspace's own directory (`harness`, rustc's
+/// working directory: the DWARF compilation directory) remapped to nothing,
+/// then the user's flags. Without it a frame in the fuzz crate's own files
+/// read `target/minimize-crash/<package>-<hash>/harness/fuzz_targets/x.rs`
+/// (the compilation directory under the workspace root's remapping, joined
+/// to the file's relative name); with it, `fuzz_targets/x.rs`, as its panics
+/// read. Given after the workspace root's: the last matching prefix wins.
+fn encoded_rustflags(project: &FuzzProject, options: &BuildOptions, harness_dir: &Path) -> OsString {
     let mut flags = rustflags(project, options);
+    flags.push(format!("--remap-path-prefix={}=", harness_dir.display()));
     if let Ok(user) = std::env::var("CARGO_ENCODED_RUSTFLAGS") {
         flags.extend(user.split('\x1f').filter(|f| !f.is_empty()).map(str::to_string));
     } else if let Ok(user) = std::env::var("RUSTFLAGS") {

@@ -16,6 +16,7 @@
 //! so a hang can be minimized on purpose and a crash never turns into a hang.
 
 pub mod parse;
+pub mod path;
 
 use std::fmt;
 
@@ -117,13 +118,20 @@ pub struct Signature {
     pub location: Option<String>,
     /// What it said, numbers masked, when it said something.
     pub message: Option<String>,
+    /// Where in the standard library a panic was raised, when it was there
+    /// (`core/src/slice/index.rs:1031:55`): `location` is then its first
+    /// caller outside the standard library, which names the bug on any
+    /// toolchain. A `cargo fuzz build` binary prints no frames, so the
+    /// libFuzzer cross-check compares this instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raised_in: Option<String>,
 }
 
 impl Signature {
     /// The crash in `outcome`, or `None` when it did not crash (exit code 0).
     pub fn of(outcome: &Outcome) -> Option<Signature> {
         let stderr = outcome.stderr_text();
-        let plain = |kind| Signature { kind, location: None, message: None };
+        let plain = |kind| Signature { kind, location: None, message: None, raised_in: None };
         match outcome.status {
             Status::Timeout => return Some(plain(Kind::Timeout)),
             Status::OutOfMemory => return Some(plain(Kind::OutOfMemory)),
@@ -133,11 +141,13 @@ impl Signature {
         // The target's own report first: it does not depend on what else was printed.
         if let Some(panic) = &outcome.panic {
             let message = Some(parse::normalize_message(&panic.message)).filter(|m| !m.is_empty());
-            return Some(Signature { kind: Kind::Panic, location: panic.location.clone(), message });
+            let (location, raised_in) = panic_location(panic.location.as_deref(), outcome.frames.as_deref());
+            return Some(Signature { kind: Kind::Panic, location, message, raised_in });
         }
         if let Some(panic) = parse::panic(&stderr) {
             let message = Some(parse::normalize_message(&panic.message)).filter(|m| !m.is_empty());
-            return Some(Signature { kind: Kind::Panic, location: Some(panic.location), message });
+            let (location, raised_in) = panic_location(Some(&panic.location), outcome.frames.as_deref());
+            return Some(Signature { kind: Kind::Panic, location, message, raised_in });
         }
         if parse::stack_overflow(&stderr) {
             return Some(plain(Kind::StackOverflow));
@@ -147,9 +157,12 @@ impl Signature {
             // Unsymbolized in the report (`symbolize=0`): the frames the fork server looked up.
             let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
             return Some(Signature {
-                location: top_frame().or_else(looked_up).or(report.summary_location),
+                location: top_frame()
+                    .or_else(looked_up)
+                    .or(report.summary_location.map(|l| path::normalize(&l).into_owned())),
                 message: Some(parse::normalize_message(&report.message)),
                 kind: Kind::Sanitizer { sanitizer: report.sanitizer, bug: report.bug },
+                raised_in: None,
             });
         }
         if let Some(event) = parse::libfuzzer(&stderr) {
@@ -162,7 +175,7 @@ impl Signature {
             } else {
                 Kind::LibFuzzer { event: parse::normalize_message(&event) }
             };
-            return Some(Signature { kind, location: top_frame(), message: None });
+            return Some(Signature { kind, location: top_frame(), message: None, raised_in: None });
         }
         Some(match outcome.status {
             Status::Signaled(signal) => {
@@ -170,7 +183,7 @@ impl Signature {
                 let frames = outcome.frames.as_deref().unwrap_or_default();
                 let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
                 let location = (!top.is_empty()).then(|| top.join(" <- "));
-                Signature { kind: Kind::Signal { signal }, location, message: None }
+                Signature { kind: Kind::Signal { signal }, location, message: None, raised_in: None }
             }
             Status::Exited(code) => plain(Kind::Exit { code }),
             Status::Timeout | Status::OutOfMemory => unreachable!("handled above"),
@@ -199,9 +212,9 @@ impl Signature {
         let kind = self.kind.clone();
         match level {
             Level::Strict => self.clone(),
-            Level::Default => Signature { kind, location: self.location.clone(), message: None },
-            Level::Loose => Signature { kind, location: None, message: None },
-            Level::Any => Signature { kind: Kind::Exit { code: 0 }, location: None, message: None },
+            Level::Default => Signature { kind, location: self.location.clone(), message: None, raised_in: None },
+            Level::Loose => Signature { kind, location: None, message: None, raised_in: None },
+            Level::Any => Signature { kind: Kind::Exit { code: 0 }, location: None, message: None, raised_in: None },
         }
     }
 
@@ -216,11 +229,28 @@ impl Signature {
     }
 }
 
+/// A panic's location and, when it was raised in the standard library,
+/// where: the location is then the first frame outside it (`frames`, taken
+/// by the harness's panic hook only then), else the standard library's.
+fn panic_location(raw: Option<&str>, frames: Option<&[parse::Frame]>) -> (Option<String>, Option<String>) {
+    let Some(raw) = raw else { return (None, None) };
+    let normalized = path::normalize(raw).into_owned();
+    if !path::is_standard_library(raw) {
+        return (Some(normalized), None);
+    }
+    let caller = frames.and_then(parse::caller_outside_std);
+    let location = caller.map_or_else(|| normalized.clone(), |place| path::normalize(&place).into_owned());
+    (Some(location), Some(normalized))
+}
+
 impl fmt::Display for Signature {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.kind)?;
         if let Some(location) = &self.location {
             write!(f, " at {location}")?;
+        }
+        if let Some(raised_in) = self.raised_in.as_ref().filter(|r| Some(*r) != self.location.as_ref()) {
+            write!(f, " (raised in {raised_in})")?;
         }
         if let Some(message) = &self.message {
             let first = message.lines().next().unwrap_or("");
@@ -405,5 +435,47 @@ mod tests {
             serde_json::to_string(&s).unwrap(),
             r#"{"kind":"signal","signal":6,"location":null,"message":null}"#
         );
+    }
+
+    /// A panic raised inside the standard library is located by its first
+    /// caller outside it (the frames the harness's hook took only then), its
+    /// function when the optimized build left that call without a line; the
+    /// standard library's place, without the toolchain's commit, is kept
+    /// aside. Without frames (a `cargo fuzz build` binary) it stays there.
+    #[test]
+    fn a_panic_raised_in_the_standard_library_is_located_by_its_caller() {
+        use crate::signature::parse::Frame;
+        let std_file = "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/slice/index.rs:1031:55";
+        let frame = |function: &str, file: &str| Frame { function: function.into(), file: Some(file.into()) };
+        let panic =
+            crate::exec::Panic { message: "range end index 9 out of range".into(), location: Some(std_file.into()) };
+        let frames = vec![
+            frame("std::panicking::panic_with_hook", "/rustc/abc/library/std/src/panicking.rs:835:5"),
+            frame("core::slice::index::slice_index_fail", "/rustc/abc/library/core/src/panic.rs:177:9"),
+            frame("drain", "/rustc/abc/library/alloc/src/vec/mod.rs:2710:21"),
+            frame("stdpanics::cut", "fuzz_targets/stdpanics.rs:6:7"),
+            frame("rust_fuzzer_test_input", "/x/libfuzzer-sys-0.4.13/src/lib.rs:277:60"),
+        ];
+        let crashed = |frames: Option<Vec<Frame>>| Outcome {
+            panic: Some(panic.clone()),
+            frames,
+            ..outcome(Status::Signaled(6), "")
+        };
+        let located = Signature::of(&crashed(Some(frames.clone()))).unwrap();
+        assert_eq!(located.location.as_deref(), Some("fuzz_targets/stdpanics.rs:6:7"));
+        assert_eq!(located.raised_in.as_deref(), Some("core/src/slice/index.rs:1031:55"));
+        assert_eq!(
+            located.to_string(),
+            "panic at fuzz_targets/stdpanics.rs:6:7 (raised in core/src/slice/index.rs:1031:55): range end index N out of range"
+        );
+        let mut merged = frames.clone();
+        merged[3] = frame("stdpanics::_::__libfuzzer_sys_run", "/rustc/abc/library/alloc/src/raw_vec/mod.rs:0:25");
+        let by_function = Signature::of(&crashed(Some(merged))).unwrap();
+        assert_eq!(by_function.location.as_deref(), Some("stdpanics::_::__libfuzzer_sys_run"));
+        let unlocated = Signature::of(&crashed(None)).unwrap();
+        assert_eq!(unlocated.location.as_deref(), Some("core/src/slice/index.rs:1031:55"));
+        assert_eq!(unlocated.raised_in, unlocated.location, "where it was raised, which the cross-check compares");
+        // The level's key forgets where in the standard library: it moves with the toolchain.
+        assert_eq!(located.at_level(Level::Default).raised_in, None);
     }
 }

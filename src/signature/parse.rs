@@ -178,8 +178,9 @@ pub struct Frame {
 
 impl std::fmt::Display for Frame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Displayed as signatures hold it: the file as it reads on any machine.
         match &self.file {
-            Some(file) => write!(f, "{} at {file}", self.function),
+            Some(file) => write!(f, "{} at {}", self.function, super::path::normalize(file)),
             None => f.write_str(&self.function),
         }
     }
@@ -286,6 +287,33 @@ pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
             && !file.contains("/library/alloc/")
             && !file.contains("crates/runtime/src/")
     })
+}
+
+/// Where the first of `frames` outside the standard library (a registry
+/// crate's counts), our runtime and the panic machinery is: the caller a
+/// panic raised inside the standard library is located by. Its
+/// `file:line:col`; or its function's name when its place reads as the
+/// standard library's at line 0, as an optimized build leaves a call that
+/// several paths share (LLVM merges the cold `panic` calls of a function).
+pub fn caller_outside_std(frames: &[Frame]) -> Option<String> {
+    let in_std = |file: &str| super::path::is_standard_library(file) && line_of(file) != Some(0);
+    let frame = frames.iter().find(|frame| {
+        !is_runtime_frame(&frame.function)
+            && !frame.function.starts_with("cmc_runtime::")
+            && frame.file.as_deref().is_some_and(|file| !in_std(file) && !file.contains("crates/runtime/src/"))
+    })?;
+    let file = frame.file.as_deref()?;
+    Some(if super::path::is_standard_library(file) { frame.function.clone() } else { file.to_owned() })
+}
+
+/// The line of a `file:line:col` (or `file:line`).
+fn line_of(location: &str) -> Option<u32> {
+    let mut parts = location.rsplitn(3, ':');
+    let (last, middle) = (parts.next()?, parts.next()?);
+    match parts.next() {
+        Some(_) => middle.parse().ok(),
+        None => last.parse().ok(),
+    }
 }
 
 fn is_runtime_frame(function: &str) -> bool {

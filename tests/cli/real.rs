@@ -37,7 +37,8 @@ fn plain_project() -> PathBuf {
         "[package]\nname = \"plain-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
          [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\n\
          [workspace]\nmembers = [\".\"]\n\n\
-         [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n",
+         [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
+         [[bin]]\nname = \"stdpanics\"\npath = \"fuzz_targets/stdpanics.rs\"\ntest = false\ndoc = false\nbench = false\n",
     );
     write(
         "fuzz/fuzz_targets/sum500.rs",
@@ -45,6 +46,21 @@ fn plain_project() -> PathBuf {
          fuzz_target!(|xs: Vec<u64>| {\n    \
              if xs.iter().fold(0u64, |sum, &x| sum.saturating_add(x)) >= 500 {\n        \
                  panic!(\"the sum reached 500\");\n    \
+             }\n\
+         });\n",
+    );
+    write(
+        "fuzz/fuzz_targets/stdpanics.rs",
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+         #[inline(never)]\nfn cut(v: &mut Vec<u8>, from: usize) {\n    v.drain(from..1);\n}\n\n\
+         #[inline(never)]\nfn repeat(v: &mut Vec<u8>, from: usize) {\n    v.extend_from_within(from..);\n}\n\n\
+         fuzz_target!(|data: &[u8]| {\n    \
+             if data.len() < 2 {\n        return;\n    }\n    \
+             let mut v = data.to_vec();\n    \
+             match data[0] {\n        \
+                 b'd' => cut(&mut v, usize::from(data[1])),\n        \
+                 b'e' => repeat(&mut v, usize::from(data[1])),\n        \
+                 _ => {}\n    \
              }\n\
          });\n",
     );
@@ -170,4 +186,57 @@ fn a_device_as_the_crash_is_refused_and_a_directory_as_the_output_takes_the_resu
     assert_eq!(summary["output"], inside.to_str().unwrap());
     assert!(inside.is_file());
     assert!(std::fs::metadata(&inside).unwrap().len() <= sample.max_size());
+}
+/// Issue 38: `Vec::drain` and `Vec::extend_from_within` with a bad range
+/// panic inside the standard library (`core/src/slice/index.rs`), from two
+/// call sites: two bugs, each located where the program called it (the
+/// harness's frames), the same bugs on a second toolchain, and a libFuzzer
+/// cross-check that agrees (it compares where in the standard library).
+#[test]
+fn two_standard_library_panics_from_two_call_sites_are_two_bugs_located_in_the_program() {
+    let _lock = plain_lock();
+    let project = plain_project();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("crash-drain"), b"d\xffxxxxxxxxxxxxxxxxxxxxxxxxxxx").unwrap();
+    std::fs::write(dir.path().join("crash-extend"), b"e\xffyyyyyyyyyyyyyyyyyyyyyyyyy").unwrap();
+    let bugs = |out: &str, toolchain: Option<&str>| -> Vec<(String, String, String)> {
+        let mut command = Command::new(BIN);
+        command.current_dir(&project).arg("stdpanics").arg(dir.path().join("crash-drain"));
+        command.arg(dir.path().join("crash-extend")).arg("-o").arg(dir.path().join(out));
+        if let Some(toolchain) = toolchain {
+            command.env("RUSTUP_TOOLCHAIN", toolchain).arg("--no-verify-libfuzzer");
+        }
+        let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(assert.get_output().status.code(), Some(7), "bugs found:\n{stderr}");
+        let report: Value =
+            serde_json::from_slice(&std::fs::read(dir.path().join(out).join("report.json")).unwrap()).unwrap();
+        let mut bugs: Vec<(String, String, String)> = report["bugs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|bug| {
+                let field = |name: &str| bug["signature"][name].as_str().unwrap_or_default().to_string();
+                (field("location"), field("raised_in"), bug["id"].as_str().unwrap().to_string())
+            })
+            .collect();
+        bugs.sort();
+        if toolchain.is_none() && cargo_fuzz_installed() {
+            for bug in report["bugs"].as_array().unwrap() {
+                assert_eq!(bug["libfuzzer"]["verified"], "yes", "{bug}");
+            }
+        }
+        bugs
+    };
+    let stable = bugs("stable", None);
+    let locations: Vec<&str> = stable.iter().map(|(location, _, _)| location.as_str()).collect();
+    assert_eq!(locations, ["fuzz_targets/stdpanics.rs:11:7", "fuzz_targets/stdpanics.rs:6:7"]);
+    assert!(stable.iter().all(|(_, raised_in, _)| raised_in.starts_with("core/src/slice/index.rs:")), "{stable:?}");
+    assert_ne!(stable[0].2, stable[1].2, "two bugs");
+    let nightly = Command::new("rustup").args(["run", "nightly", "rustc", "--version"]).output();
+    if nightly.is_ok_and(|out| out.status.success()) {
+        let ids =
+            |bugs: &[(String, String, String)]| bugs.iter().map(|b| (b.0.clone(), b.2.clone())).collect::<Vec<_>>();
+        assert_eq!(ids(&bugs("nightly", Some("nightly"))), ids(&stable), "the same bugs on another toolchain");
+    }
 }

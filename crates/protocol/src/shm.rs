@@ -198,7 +198,7 @@ pub struct PanicRecord {
 /// symbolized by the client.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrashFrames {
-    /// The signal.
+    /// The signal; 0 for frames the panic hook took (a panic raised in the standard library).
     pub signal: u32,
     /// Where the main executable is loaded (its load bias: 0 unless PIE).
     pub image_base: u64,

@@ -68,11 +68,20 @@ pub(crate) fn install_panic_hook(shm: SharedMemory) {
         let message = payload_text(info.payload());
         let (file, line, column) = info.location().map_or(("", 0, 0), |l| (l.file(), l.line(), l.column()));
         shm.write_panic(message, file, line, column);
+        if in_standard_library(file) {
+            crate::signals::record_panic_frames();
+        }
         let thread = std::thread::current();
         let name = thread.name().unwrap_or("<unnamed>");
         let _ = writeln!(std::io::stderr(), "thread '{name}' panicked at {file}:{line}:{column}:\n{message}");
         std::process::abort();
     }));
+}
+
+/// Whether a panic's file is the standard library's (`/rustc/<commit>/library/...`,
+/// or a `rust-src` copy's `.../lib/rustlib/src/rust/library/...`).
+fn in_standard_library(file: &str) -> bool {
+    file.starts_with("/rustc/") || file.contains("/lib/rustlib/src/rust/library/")
 }
 
 /// The panic's message: a `&str` or `String` payload, as `panic!` makes them.

@@ -90,13 +90,8 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
     // A panic aborts after the hook recorded it: its location is the signature, no frames needed.
     let panicked = state.shm.with(|shm, layout| layout.kind(shm) == ResultKind::Panicked);
     if !panicked {
-        let mut buffer = [std::ptr::null_mut(); MAX_FRAMES];
-        // SAFETY: `buffer` has room for `MAX_FRAMES` pointers.
-        let n = unsafe { backtrace(buffer.as_mut_ptr(), MAX_FRAMES as libc::c_int) }.max(0) as usize;
         let mut addresses = [0u64; MAX_FRAMES];
-        for (slot, frame) in addresses.iter_mut().zip(&buffer[..n]) {
-            *slot = *frame as u64;
-        }
+        let n = capture(&mut addresses);
         let frames = &addresses[..n];
         // Start at the interrupted instruction: the handler and the signal trampoline are ours and libc's.
         let start = interrupted_pc(context).and_then(|pc| frames.iter().position(|&a| a == pc)).unwrap_or(1);
@@ -119,6 +114,31 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
         // SAFETY: raise is async-signal-safe.
         unsafe { libc::raise(signal) };
     }
+}
+
+/// The calling thread's return addresses, innermost first, into `addresses`;
+/// how many. Allocates nothing (see [`install`]'s warm-up).
+fn capture(addresses: &mut [u64; MAX_FRAMES]) -> usize {
+    let mut buffer = [std::ptr::null_mut(); MAX_FRAMES];
+    // SAFETY: `buffer` has room for `MAX_FRAMES` pointers.
+    let n = unsafe { backtrace(buffer.as_mut_ptr(), MAX_FRAMES as libc::c_int) }.max(0) as usize;
+    for (slot, frame) in addresses.iter_mut().zip(&buffer[..n]) {
+        *slot = *frame as u64;
+    }
+    n
+}
+
+/// Records the calling thread's frames as a crash's, under signal 0: the
+/// panic hook's, for a panic raised inside the standard library, which the
+/// client locates by its first caller outside it. Only then: a panic in the
+/// program's own code pays nothing.
+pub(crate) fn record_panic_frames() {
+    let Some(state) = STATE.get() else { return };
+    let mut addresses = [0u64; MAX_FRAMES];
+    let n = capture(&mut addresses);
+    // This function's own frame first: skipped.
+    let frames = &addresses[1.min(n)..n];
+    state.shm.with(|shm, layout| layout.write_frames(shm, 0, state.image_base, state.image_len, frames));
 }
 
 /// The interrupted instruction's address, from the signal's context.

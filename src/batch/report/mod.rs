@@ -95,6 +95,7 @@ pub(crate) mod sample {
             kind: Kind::Panic,
             location: Some("crates/planted/src/tlv.rs:143:5".into()),
             message: Some(message.into()),
+            raised_in: None,
         };
         Bug {
             location: Some(SourceLocation { path: "crates/planted/src/tlv.rs".into(), line: 143, column: Some(5) }),
@@ -122,7 +123,12 @@ pub(crate) mod sample {
     fn signal() -> Bug {
         let frames =
             "planted::vm::Slots::free at /ci/repo/crates/planted/src/vm.rs:120 <- vm::run at fuzz_targets/vm.rs:9";
-        let signature = Signature { kind: Kind::Signal { signal: 11 }, location: Some(frames.into()), message: None };
+        let signature = Signature {
+            kind: Kind::Signal { signal: 11 },
+            location: Some(frames.into()),
+            message: None,
+            raised_in: None,
+        };
         let value: Vec<String> = (0..60).map(|i| format!("    Op::Free({i}),")).collect();
         Bug {
             location: Some(SourceLocation { path: "crates/planted/src/vm.rs".into(), line: 120, column: None }),
@@ -138,7 +144,7 @@ pub(crate) mod sample {
     }
 
     fn timeout() -> Bug {
-        let signature = Signature { kind: Kind::Timeout, location: None, message: None };
+        let signature = Signature { kind: Kind::Timeout, location: None, message: None, raised_in: None };
         Bug {
             status: BugStatus::Interrupted,
             found_by: FoundBy::Slip { while_minimizing: "vm-signal-8e41d07c55".into() },

@@ -1,0 +1,106 @@
+//! Source paths as they read on any machine: the standard library without the toolchain's commit, a registry or git dependency by name and version rather than where cargo keeps it.
+//!
+//! A location is compared and hashed (the reduction's oracle, batch's bug ids
+//! and SARIF fingerprints), so it must not hold this machine's `CARGO_HOME`,
+//! rustup directory or toolchain commit:
+//!
+//! - `/rustc/<commit>/library/core/src/slice/index.rs` (or the same under a
+//!   rustup toolchain's `lib/rustlib/src/rust/`) reads `core/src/slice/index.rs`;
+//! - `<CARGO_HOME>/registry/src/<index>-<hash>/url-2.2.0/src/lib.rs` reads
+//!   `url-2.2.0/src/lib.rs`;
+//! - `<CARGO_HOME>/git/checkouts/<repository>-<hash>/<revision>/src/lib.rs`
+//!   reads `<repository>@<revision>/src/lib.rs`.
+//!
+//! Anything else is left as it is: the harness already builds the fuzz
+//! workspace's own files with paths relative to its root, as `cargo fuzz
+//! build` does.
+
+use std::borrow::Cow;
+
+/// `path` (or `path:line:col`) normalized as the module says.
+pub fn normalize(path: &str) -> Cow<'_, str> {
+    if let Some(rest) = standard_library(path) {
+        return Cow::Owned(rest.to_owned());
+    }
+    if let Some(rest) = after_marker(path, "/registry/src/") {
+        // `<index>-<hash>/<name>-<version>/...`: drop the index's directory.
+        if let Some((_, package)) = rest.split_once('/') {
+            return Cow::Owned(package.to_owned());
+        }
+    }
+    if let Some(rest) = after_marker(path, "/git/checkouts/") {
+        // `<repository>-<16 hex>/<revision>/...`.
+        let mut parts = rest.splitn(3, '/');
+        if let (Some(checkout), Some(revision), Some(file)) = (parts.next(), parts.next(), parts.next()) {
+            let repository = strip_hash_suffix(checkout);
+            return Cow::Owned(format!("{repository}@{revision}/{file}"));
+        }
+    }
+    Cow::Borrowed(path)
+}
+
+/// Whether `path` is in the standard library's sources (std, core, alloc, ...).
+pub fn is_standard_library(path: &str) -> bool {
+    standard_library(path).is_some()
+}
+
+/// What follows `library/` in a path of the standard library's sources
+/// (`/rustc/<commit>/library/...`, `.../lib/rustlib/src/rust/library/...`).
+fn standard_library(path: &str) -> Option<&str> {
+    let rest = if let Some(rest) = path.strip_prefix("/rustc/") {
+        rest.split_once('/')?.1
+    } else {
+        after_marker(path, "/lib/rustlib/src/rust/")?
+    };
+    rest.strip_prefix("library/")
+}
+
+/// What follows the first `marker` in `path`.
+fn after_marker<'a>(path: &'a str, marker: &str) -> Option<&'a str> {
+    path.find(marker).map(|at| &path[at + marker.len()..])
+}
+
+/// `regex-1a2b3c4d5e6f7a8b` -> `regex`: cargo names a git checkout after the
+/// repository and a hash of its URL.
+fn strip_hash_suffix(checkout: &str) -> &str {
+    match checkout.rsplit_once('-') {
+        Some((name, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => name,
+        _ => checkout,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_standard_library_reads_without_the_toolchains_commit() {
+        let commit = "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860";
+        assert_eq!(
+            normalize(&format!("{commit}/library/core/src/slice/index.rs:1020:51")),
+            "core/src/slice/index.rs:1020:51"
+        );
+        let rustup = "/home/me/.rustup/toolchains/nightly-x86_64-unknown-linux-gnu/lib/rustlib/src/rust";
+        assert_eq!(normalize(&format!("{rustup}/library/alloc/src/vec/mod.rs:9:5")), "alloc/src/vec/mod.rs:9:5");
+    }
+
+    #[test]
+    fn dependencies_read_by_name_and_version_not_by_where_cargo_keeps_them() {
+        let registry = "/home/me/.cargo/registry/src/index.crates.io-1949cf8c6b5b557f";
+        assert_eq!(
+            normalize(&format!("{registry}/url-2.2.0/src/path_segments.rs:138:48")),
+            "url-2.2.0/src/path_segments.rs:138:48"
+        );
+        let elsewhere = "/ci/cache/cargo/registry/src/github.com-1ecc6299db9ec823/url-2.2.0/src/path_segments.rs";
+        assert_eq!(normalize(elsewhere), "url-2.2.0/src/path_segments.rs");
+        let git = "/home/me/.cargo/git/checkouts/regex-1a2b3c4d5e6f7a8b/abc1234/regex-syntax/src/lib.rs:5:1";
+        assert_eq!(normalize(git), "regex@abc1234/regex-syntax/src/lib.rs:5:1");
+    }
+
+    #[test]
+    fn the_projects_own_paths_are_left_as_they_are() {
+        assert_eq!(normalize("fuzz_targets/tlv.rs:12:5"), "fuzz_targets/tlv.rs:12:5");
+        assert_eq!(normalize("/home/me/project/src/lib.rs:3:9"), "/home/me/project/src/lib.rs:3:9");
+        assert!(matches!(normalize("src/lib.rs"), Cow::Borrowed(_)));
+    }
+}

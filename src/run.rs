@@ -41,6 +41,12 @@ struct Plan<'a> {
 /// a result (minimized, unverified, interrupted).
 pub fn run(options: &Options) -> Result<Exit, Failure> {
     let interrupt = Interrupt::install()?;
+    if let (Mode::Exec { .. }, Ok(cwd)) = (&options.mode, std::env::current_dir()) {
+        // The harness mode's root is its project's (`HarnessSetup::locate`); a command's, the repository it runs in.
+        if let Some(root) = crate::signature::path::project_root(&cwd, None) {
+            crate::signature::path::set_project_root(&root);
+        }
+    }
     if let Some(batch) = &options.batch {
         return crate::batch::run(options, batch, &interrupt);
     }

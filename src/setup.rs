@@ -12,6 +12,7 @@ use crate::interrupt::Interrupt;
 use crate::options::ProjectOptions;
 use crate::project::harness::cargo_program;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
+use crate::signature::path;
 use crate::verify::{self, LibFuzzerBuild, LibFuzzerCheck};
 
 /// How many features a coverage harness's run can report (4 MiB of shared memory).
@@ -49,6 +50,10 @@ impl HarnessSetup {
     pub fn locate(options: &ProjectOptions) -> Result<(FuzzProject, PathBuf), Failure> {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
         let project = FuzzProject::locate(options.fuzz_dir.as_deref(), &cwd)?;
+        // Signatures read the project's paths relative to its root, on any machine.
+        if let Some(root) = path::project_root(&project.fuzz_dir, project.fuzz_dir.parent()) {
+            path::set_project_root(&root);
+        }
         Ok((project, cwd))
     }
 

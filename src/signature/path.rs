@@ -11,14 +11,47 @@
 //! - `<CARGO_HOME>/git/checkouts/<repository>-<hash>/<revision>/src/lib.rs`
 //!   reads `<repository>@<revision>/src/lib.rs`.
 //!
+//! - a path under the project's root (its repository's, else the directory
+//!   the fuzz directory is in; [`set_project_root`], once per run) reads
+//!   relative to it: `/home/me/project/crates/parser/src/lib.rs` reads
+//!   `crates/parser/src/lib.rs`, in the harness and in a `cargo fuzz build`
+//!   binary alike (both compile a path dependency outside the fuzz
+//!   workspace by its absolute path).
+//!
 //! Anything else is left as it is: the harness already builds the fuzz
 //! workspace's own files with paths relative to its root, as `cargo fuzz
 //! build` does.
 
 use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The project's root, set once per run (a process minimizes one project's crashes).
+static PROJECT_ROOT: OnceLock<String> = OnceLock::new();
+
+/// Makes paths under `root` read relative to it from now on (the first call wins).
+pub fn set_project_root(root: &Path) {
+    let _ = PROJECT_ROOT.set(root.to_string_lossy().trim_end_matches('/').to_owned());
+}
+
+/// The root a project's paths are read from: the repository `start` is in
+/// (the nearest directory above it with a `.git`), else `fallback`.
+pub fn project_root(start: &Path, fallback: Option<&Path>) -> Option<PathBuf> {
+    let repository = start.ancestors().find(|dir| dir.join(".git").exists());
+    repository.or(fallback).map(Path::to_path_buf)
+}
 
 /// `path` (or `path:line:col`) normalized as the module says.
 pub fn normalize(path: &str) -> Cow<'_, str> {
+    normalize_under(path, PROJECT_ROOT.get().map(String::as_str))
+}
+
+/// [`normalize`] with the project's root `root`.
+fn normalize_under<'a>(path: &'a str, root: Option<&str>) -> Cow<'a, str> {
+    let relative = root.and_then(|root| path.strip_prefix(root)?.strip_prefix('/'));
+    if let Some(relative) = relative.filter(|r| !r.is_empty()) {
+        return Cow::Owned(relative.to_owned());
+    }
     if let Some(rest) = standard_library(path) {
         return Cow::Owned(rest.to_owned());
     }
@@ -95,6 +128,20 @@ mod tests {
         assert_eq!(normalize(elsewhere), "url-2.2.0/src/path_segments.rs");
         let git = "/home/me/.cargo/git/checkouts/regex-1a2b3c4d5e6f7a8b/abc1234/regex-syntax/src/lib.rs:5:1";
         assert_eq!(normalize(git), "regex@abc1234/regex-syntax/src/lib.rs:5:1");
+    }
+
+    #[test]
+    fn paths_under_the_projects_root_read_relative_to_it() {
+        let root = Some("/home/me/project");
+        assert_eq!(normalize_under("/home/me/project/crates/a/src/lib.rs:3:9", root), "crates/a/src/lib.rs:3:9");
+        assert_eq!(normalize_under("/home/me/projectile/src/lib.rs", root), "/home/me/projectile/src/lib.rs");
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("repo/crates/parser/fuzz");
+        std::fs::create_dir_all(&nested).unwrap();
+        assert_eq!(project_root(&nested, None), None);
+        assert_eq!(project_root(&nested, Some(dir.path())).as_deref(), Some(dir.path()));
+        std::fs::create_dir(dir.path().join("repo/.git")).unwrap();
+        assert_eq!(project_root(&nested, None), Some(dir.path().join("repo")));
     }
 
     #[test]

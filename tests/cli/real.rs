@@ -240,3 +240,98 @@ fn two_standard_library_panics_from_two_call_sites_are_two_bugs_located_in_the_p
         assert_eq!(ids(&bugs("nightly", Some("nightly"))), ids(&stable), "the same bugs on another toolchain");
     }
 }
+
+/// A project whose bugs are in a registry crate (url 2.2.0's, found by
+/// libFuzzer, `path_segments.rs`) and in its own library (a path dependency
+/// outside the fuzz workspace, compiled by its absolute path), with both
+/// crashes in `fuzz/artifacts/`, written into `dir`.
+fn located_project(dir: &Path) {
+    let write = |relative: &str, bytes: &[u8]| {
+        let path = dir.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        if std::fs::read(&path).ok().as_deref() != Some(bytes) {
+            std::fs::write(path, bytes).unwrap();
+        }
+    };
+    write("Cargo.toml", b"[package]\nname = \"located\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n");
+    write(
+        "src/lib.rs",
+        b"pub fn check(data: &[u8]) {\n    if data.starts_with(b\"boom\") {\n        panic!(\"boom\");\n    }\n}\n",
+    );
+    write(".git/HEAD", b"ref: refs/heads/main\n");
+    let manifest = "[package]\nname = \"located-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+        [package.metadata]\ncargo-fuzz = true\n\n\
+        [dependencies]\nlibfuzzer-sys = \"0.4\"\nurl = \"=2.2.0\"\nlocated = { path = \"..\" }\n\n\
+        [workspace]\nmembers = [\".\"]\n\n\
+        [[bin]]\nname = \"segments\"\npath = \"fuzz_targets/segments.rs\"\ntest = false\ndoc = false\n\n\
+        [[bin]]\nname = \"own\"\npath = \"fuzz_targets/own.rs\"\ntest = false\ndoc = false\n";
+    write("fuzz/Cargo.toml", manifest.as_bytes());
+    write(
+        "fuzz/fuzz_targets/segments.rs",
+        b"#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+          fuzz_target!(|input: (String, Vec<String>, bool)| {\n    \
+              let (base, segments, pop) = input;\n    \
+              if let Ok(mut url) = url::Url::parse(&base) {\n        \
+                  if let Ok(mut path) = url.path_segments_mut() {\n            \
+                      if pop {\n                path.pop_if_empty();\n                path.pop();\n            }\n            \
+                      path.extend(&segments);\n        \
+                  }\n        \
+                  let _ = url.to_string();\n    \
+              }\n\
+          });\n",
+    );
+    write(
+        "fuzz/fuzz_targets/own.rs",
+        b"#![no_main]\nlibfuzzer_sys::fuzz_target!(|data: &[u8]| located::check(data));\n",
+    );
+    write(
+        "fuzz/artifacts/segments/crash-39b0d24d4ac18b07d4feb20d686ce6ef4a75a1e8",
+        b"\x01\x41\x3a\x2f\x2f\xdd\x94\x41\xa1\xdd\x94\x41\xa1\x2f\x3a\x57\x3a\xff\x6a\x3d\x23\x41\x35\x57",
+    );
+    write("fuzz/artifacts/own/crash-boom", b"boom and then some bytes");
+}
+
+/// Issue 38: a signature holds no path of this machine's, so the same bugs
+/// have the same ids (and SARIF fingerprints) in another checkout directory
+/// under another `CARGO_HOME`: a registry crate's place reads
+/// `url-2.2.0/src/...`, the project's own `src/lib.rs`.
+#[test]
+fn the_same_bugs_have_the_same_ids_in_another_checkout_under_another_cargo_home() {
+    let base = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/located");
+    let run = |name: &str| -> (Vec<(String, String)>, Value) {
+        let dir = base.join(name);
+        located_project(&dir.join("checkout"));
+        let out = dir.join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut command = Command::new(BIN);
+        command.current_dir(dir.join("checkout")).args(["--artifacts", "--no-verify-libfuzzer", "-o"]).arg(&out);
+        command.env("CARGO_HOME", dir.join("cargo-home"));
+        let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(900)).assert();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(assert.get_output().status.code(), Some(7), "bugs found:\n{stderr}");
+        let report: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        let sarif: Value = serde_json::from_slice(&std::fs::read(out.join("report.sarif")).unwrap()).unwrap();
+        let mut bugs: Vec<(String, String)> = report["bugs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|bug| {
+                (bug["signature"]["location"].as_str().unwrap().to_string(), bug["id"].as_str().unwrap().to_string())
+            })
+            .collect();
+        bugs.sort();
+        (bugs, sarif["runs"][0]["results"].clone())
+    };
+    let (here, here_sarif) = run("a");
+    let locations: Vec<&str> = here.iter().map(|(location, _)| location.as_str()).collect();
+    assert_eq!(locations, ["src/lib.rs:3:9", "url-2.2.0/src/path_segments.rs:126:34"]);
+    let (there, there_sarif) = run("b");
+    assert_eq!(here, there, "the same bugs, the same ids");
+    let fingerprints = |results: &Value| {
+        let mut all: Vec<String> =
+            results.as_array().unwrap().iter().map(|r| r["partialFingerprints"].to_string()).collect();
+        all.sort();
+        all
+    };
+    assert_eq!(fingerprints(&here_sarif), fingerprints(&there_sarif));
+}

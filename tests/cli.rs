@@ -124,19 +124,8 @@ impl Sample {
     /// sample's bug needs in harness mode (`harness_stack_kib`), if any, less
     /// `slack_kib`.
     fn limit_stack(&self, command: &mut Command, slack_kib: u64) {
-        use std::os::unix::process::CommandExt;
         let Some(kib) = self.expected.get("harness_stack_kib") else { return };
-        let bytes: u64 = (kib.parse::<u64>().unwrap() - slack_kib) * 1024;
-        // SAFETY: setrlimit is async-signal-safe.
-        unsafe {
-            command.pre_exec(move || {
-                let limit = nix::libc::rlimit { rlim_cur: bytes, rlim_max: nix::libc::RLIM_INFINITY };
-                if nix::libc::setrlimit(nix::libc::RLIMIT_STACK, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        limit_stack_to(command, kib.parse::<u64>().unwrap() - slack_kib);
     }
 
     /// Runs the tool on the sample's copy with `--json`; returns the result's path and the summary.
@@ -165,6 +154,22 @@ impl Sample {
 }
 
 /// The subset of TOML that `expected.toml` uses: `key = "string"` and `key = 123`.
+/// Runs `command` (and what it starts) with a main-thread stack of `kib` KiB (`ulimit -s`).
+fn limit_stack_to(command: &mut Command, kib: u64) {
+    use std::os::unix::process::CommandExt;
+    let bytes = kib * 1024;
+    // SAFETY: setrlimit is async-signal-safe.
+    unsafe {
+        command.pre_exec(move || {
+            let limit = nix::libc::rlimit { rlim_cur: bytes, rlim_max: nix::libc::RLIM_INFINITY };
+            if nix::libc::setrlimit(nix::libc::RLIMIT_STACK, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
 fn parse_expected(text: &str) -> HashMap<String, String> {
     text.lines()
         .map(str::trim)
@@ -502,7 +507,7 @@ fn check_harness_sample(target: &str, extra: &[&str]) -> HarnessRun {
         assert!(!status.success(), "the result must crash the harness in replay mode:\n{stderr}");
         match kind {
             "panic" => assert!(stderr.contains(&format!("{}:", sample.expected["location"])), "{stderr}"),
-            "signal" => {
+            "signal" | "stack-overflow" => {
                 let signal = sample.expected.get("harness_signal").unwrap_or_else(|| &sample.expected["signal"]);
                 assert_eq!(status.signal(), Some(signal.parse().unwrap()), "{stderr}");
             }
@@ -583,11 +588,14 @@ fn harness_mode_minimizes_image_below_its_bound_and_the_result_still_overflows()
 }
 
 #[test]
-fn harness_mode_minimizes_nest_on_a_small_stack_to_a_sigsegv_as_libfuzzer_sees_it() {
+fn harness_mode_minimizes_nest_on_a_small_stack_to_a_stack_overflow_named_by_its_recursion() {
     // The harness's `main` is a C one (libFuzzer's is too): no Rust
-    // stack-overflow handler, so the overflow is a SIGSEGV in both builds.
+    // stack-overflow handler, so the overflow is a SIGSEGV in both builds;
+    // the harness's handler sees the fault next to the stack pointer.
     let run = check_harness_sample("nest", &[]);
-    assert_eq!(run.summary["signature"]["kind"], "signal");
+    assert_eq!(run.summary["signature"]["kind"], "stack-overflow");
+    let location = run.summary["signature"]["location"].as_str().unwrap_or_default();
+    assert!(location.starts_with("recursion: ") && location.contains("planted::nest::Parser::value"), "{location}");
 }
 
 #[test]

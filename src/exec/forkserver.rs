@@ -57,6 +57,7 @@ use super::process::{last_lines, signal_group, RunningGroup, CAPTURE_LIMIT};
 use super::spin::{self, Spinner};
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
+use crate::protocol::shm::STACK_OVERFLOW;
 use crate::protocol::{
     ChildResult, Hello, Layout, Request, Response, ResultKind, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION,
 };
@@ -580,7 +581,7 @@ impl ForkServerExecutor {
         // for addresses not seen before.
         let crash = self.last_result.as_ref().and_then(|r| r.frames.as_ref());
         let frames = match (status, crash) {
-            (Status::Signaled(signal), Some(crash)) if panic.is_none() && crash.signal as i32 == signal => {
+            (Status::Signaled(signal), Some(crash)) if panic.is_none() && signal_of(crash) == signal => {
                 self.symbolizer.frames(crash)
             }
             (_, Some(crash)) if panic.is_some() && crash.signal == 0 => self.symbolizer.frames(crash),
@@ -595,7 +596,8 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        Ok(Outcome { cpu: self.last_cpu, panic, frames, ..Outcome::new(status, stderr, duration) })
+        let stack_overflow = crash.is_some_and(|crash| crash.signal & STACK_OVERFLOW != 0 && frames.is_some());
+        Ok(Outcome { cpu: self.last_cpu, panic, frames, stack_overflow, ..Outcome::new(status, stderr, duration) })
     }
 
     /// The last [`CAPTURE_LIMIT`] bytes of the output file.
@@ -868,6 +870,11 @@ fn describe_exit(status: &std::process::ExitStatus) -> String {
         (None, Some(signal)) => format!("was killed by signal {signal} ({})", super::signal_name(signal)),
         (None, None) => String::from("ended"),
     }
+}
+
+/// The signal a crash's frames were taken for (without [`STACK_OVERFLOW`]).
+fn signal_of(crash: &crate::protocol::CrashFrames) -> i32 {
+    (crash.signal & !STACK_OVERFLOW) as i32
 }
 
 #[cfg(test)]

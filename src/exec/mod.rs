@@ -70,6 +70,9 @@ pub struct Outcome {
     /// The symbolized stack of a crash by signal, innermost first, when the
     /// process recorded it (a fork-server harness does) and a symbolizer exists.
     pub frames: Option<Vec<crate::signature::parse::Frame>>,
+    /// A crash by signal was the stack running out (the fault next to the
+    /// stack pointer, as the harness's handler saw it).
+    pub stack_overflow: bool,
     /// The key of the value a typed target decoded from the input (harness
     /// mode; see [`known`]): inputs with the same key run the same way, and
     /// one whose key a run already had may be answered with that run's outcome.
@@ -104,7 +107,17 @@ impl Outcome {
     /// else known (no CPU time, panic, frames or keys): a command's outcome,
     /// and a fake's.
     pub fn new(status: Status, stderr: Vec<u8>, duration: Duration) -> Outcome {
-        Outcome { status, stderr, duration, cpu: None, panic: None, frames: None, value_key: None, alike_key: None }
+        Outcome {
+            status,
+            stderr,
+            duration,
+            cpu: None,
+            panic: None,
+            frames: None,
+            stack_overflow: false,
+            value_key: None,
+            alike_key: None,
+        }
     }
 
     /// The captured stderr as text (lossy).

@@ -178,11 +178,14 @@ impl Signature {
             return Some(Signature { kind, location: top_frame(), message: None, raised_in: None });
         }
         Some(match outcome.status {
+            Status::Signaled(_) if outcome.stack_overflow => {
+                let frames = outcome.frames.as_deref().unwrap_or_default();
+                let location = parse::recursion(frames).or_else(|| top_user_frames(frames));
+                Signature { kind: Kind::StackOverflow, location, message: None, raised_in: None }
+            }
             Status::Signaled(signal) => {
                 // The harness's own frames (a fork server records them): the top frames of user code.
-                let frames = outcome.frames.as_deref().unwrap_or_default();
-                let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
-                let location = (!top.is_empty()).then(|| top.join(" <- "));
+                let location = top_user_frames(outcome.frames.as_deref().unwrap_or_default());
                 Signature { kind: Kind::Signal { signal }, location, message: None, raised_in: None }
             }
             Status::Exited(code) => plain(Kind::Exit { code }),
@@ -198,9 +201,13 @@ impl Signature {
     /// only the harness records frames of a crash by signal.
     pub fn matches_libfuzzer(&self, libfuzzer: &Signature, level: Level) -> bool {
         // A plain signal there has no frames either (ours come from the harness's handler).
-        let same_signal = libfuzzer.kind == self.kind && libfuzzer.location.is_none();
+        // A stack overflow kills a `cargo fuzz build` binary by SIGSEGV (or
+        // SIGBUS) before libFuzzer's handler can say more, or Rust says so itself.
+        let overflowed = self.kind == Kind::StackOverflow
+            && matches!(libfuzzer.kind, Kind::Signal { signal: 7 | 11 } | Kind::StackOverflow);
+        let same_signal = (libfuzzer.kind == self.kind || overflowed) && libfuzzer.location.is_none();
         self.matches(libfuzzer, level)
-            || (matches!(self.kind, Kind::Signal { .. })
+            || (matches!(self.kind, Kind::Signal { .. } | Kind::StackOverflow)
                 && (libfuzzer.kind == Kind::DeadlySignal || same_signal)
                 && level != Level::Strict)
     }
@@ -227,6 +234,12 @@ impl Signature {
             Level::Strict => self == other,
         }
     }
+}
+
+/// The top [`SIGNAL_FRAMES`] frames of user code, innermost first (`a <- b`).
+fn top_user_frames(frames: &[parse::Frame]) -> Option<String> {
+    let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
+    (!top.is_empty()).then(|| top.join(" <- "))
 }
 
 /// A panic's location and, when it was raised in the standard library,

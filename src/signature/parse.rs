@@ -306,6 +306,29 @@ pub fn caller_outside_std(frames: &[Frame]) -> Option<String> {
     Some(if super::path::is_standard_library(file) { frame.function.clone() } else { file.to_owned() })
 }
 
+/// The recursion a stack overflow ran out in: the shortest run of functions
+/// that repeats through `frames` (innermost first; a few frames at the top,
+/// where the stack ran out mid-call, may be outside it), at least twice,
+/// rotated to start at its least function name, so every input of the one
+/// recursion, wherever its stack ran out, reads the same:
+/// `recursion: a <- b <- c`. `None` when nothing repeats.
+pub fn recursion(frames: &[Frame]) -> Option<String> {
+    /// How many frames at the top may be outside the cycle (a probe, `memcpy`).
+    const LEAD: usize = 4;
+    let names: Vec<&str> = frames.iter().map(|f| f.function.as_str()).collect();
+    let repeats = |start: usize, period: usize| {
+        names.len() >= start + 2 * period && (start..names.len() - period).all(|i| names[i] == names[i + period])
+    };
+    let (start, period) = (1..=names.len() / 2)
+        .flat_map(|period| (0..=LEAD).map(move |start| (start, period)))
+        .find(|&(start, period)| repeats(start, period))?;
+    // Frames below the captured window are cut mid-cycle: the window's tail agrees by construction.
+    let cycle = &names[start..start + period];
+    let rotation = (0..period).min_by_key(|&r| cycle[r..].iter().chain(&cycle[..r]).copied().collect::<Vec<&str>>())?;
+    let rotated: Vec<&str> = cycle[rotation..].iter().chain(&cycle[..rotation]).copied().collect();
+    Some(format!("recursion: {}", rotated.join(" <- ")))
+}
+
 /// The line of a `file:line:col` (or `file:line`).
 fn line_of(location: &str) -> Option<u32> {
     let mut parts = location.rsplitn(3, ':');
@@ -489,5 +512,23 @@ mod tests {
         assert_eq!(normalize_message("bad address 0x7ffdDEAD0 in é"), "bad address 0xN in é");
         assert_eq!(normalize_message("frame area overflows u32 at 12"), "frame area overflows u32 at N");
         assert_eq!(normalize_message("len=5, -3"), "len=N, -N");
+    }
+
+    /// Wherever the stack ran out, one recursion reads the same: the
+    /// functions that repeat, rotated to start at the least name; a few
+    /// frames at the top (a probe, a `memcpy`) are outside the cycle.
+    #[test]
+    fn a_recursion_is_named_by_its_repeating_functions_in_one_rotation() {
+        let frames = |names: &[&str]| -> Vec<Frame> {
+            names.iter().map(|n| Frame { function: (*n).into(), file: Some("src/lib.rs:1:1".into()) }).collect()
+        };
+        let one = frames(&["value", "list", "value", "list", "value", "list", "value"]);
+        let other = frames(&["__rust_probestack", "list", "value", "list", "value", "list", "value", "list"]);
+        assert_eq!(recursion(&one).as_deref(), Some("recursion: list <- value"));
+        assert_eq!(recursion(&one), recursion(&other));
+        let direct = frames(&["memcpy", "print_path", "print_path", "print_path"]);
+        assert_eq!(recursion(&direct).as_deref(), Some("recursion: print_path"));
+        assert_eq!(recursion(&frames(&["a", "b", "c", "d"])), None, "nothing repeats");
+        assert_eq!(recursion(&frames(&["a", "b", "a"])), None, "not twice");
     }
 }

@@ -7,6 +7,16 @@ use serde_json::Value;
 
 use super::*;
 
+/// Writes `bytes` to `dir/relative` unless it holds them already (cargo's
+/// fingerprints stay fresh between test runs).
+fn write_file(dir: &Path, relative: &str, bytes: &[u8]) {
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    if std::fs::read(&path).ok().as_deref() != Some(bytes) {
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
 /// The tests on [`plain_project`] take turns: they share its directory and lockfile.
 fn plain_lock() -> MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
@@ -20,13 +30,7 @@ fn plain_lock() -> MutexGuard<'static, ()> {
 /// scratch build is kept between test runs). Any lockfile is removed.
 fn plain_project() -> PathBuf {
     let dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/plain");
-    let write = |relative: &str, text: &str| {
-        let path = dir.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
-            std::fs::write(path, text).unwrap();
-        }
-    };
+    let write = |relative: &str, text: &str| write_file(&dir, relative, text.as_bytes());
     write(
         "Cargo.toml",
         "[package]\nname = \"plain\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
@@ -246,13 +250,7 @@ fn two_standard_library_panics_from_two_call_sites_are_two_bugs_located_in_the_p
 /// outside the fuzz workspace, compiled by its absolute path), with both
 /// crashes in `fuzz/artifacts/`, written into `dir`.
 fn located_project(dir: &Path) {
-    let write = |relative: &str, bytes: &[u8]| {
-        let path = dir.join(relative);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        if std::fs::read(&path).ok().as_deref() != Some(bytes) {
-            std::fs::write(path, bytes).unwrap();
-        }
-    };
+    let write = |relative: &str, bytes: &[u8]| write_file(dir, relative, bytes);
     write("Cargo.toml", b"[package]\nname = \"located\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n");
     write(
         "src/lib.rs",
@@ -334,4 +332,66 @@ fn the_same_bugs_have_the_same_ids_in_another_checkout_under_another_cargo_home(
         all
     };
     assert_eq!(fingerprints(&here_sarif), fingerprints(&there_sarif));
+}
+
+/// rustc-demangle 0.1.18's own kind of fuzz target (demangle any UTF-8
+/// string), whose v0 printer recurses without end on a backref to itself
+/// (a bug libFuzzer found), with five inputs of it in `fuzz/artifacts/`.
+fn recursion_project(dir: &Path) {
+    let write = |relative: &str, bytes: &[u8]| write_file(dir, relative, bytes);
+    write("Cargo.toml", b"[package]\nname = \"recursion\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n");
+    write("src/lib.rs", b"");
+    let manifest = "[package]\nname = \"recursion-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+        [package.metadata]\ncargo-fuzz = true\n\n\
+        [dependencies]\nlibfuzzer-sys = \"0.4\"\nrustc-demangle = \"=0.1.18\"\n\n\
+        [workspace]\nmembers = [\".\"]\n\n\
+        [[bin]]\nname = \"demangle\"\npath = \"fuzz_targets/demangle.rs\"\ntest = false\ndoc = false\n";
+    write("fuzz/Cargo.toml", manifest.as_bytes());
+    write(
+        "fuzz/fuzz_targets/demangle.rs",
+        b"#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+          fuzz_target!(|data: &[u8]| {\n    \
+              if let Ok(s) = std::str::from_utf8(data) {\n        \
+                  let _ = rustc_demangle::demangle(s).to_string();\n    \
+              }\n\
+          });\n",
+    );
+    let inputs: [&[u8]; 5] = [b"_RNvB_1a", b"_RNvB_1a.llvm.1234", b"RNAB_1a", b"_RNvB_1a.lto.priv.0", b"_RINvB_1aE"];
+    for (i, input) in inputs.iter().enumerate() {
+        write(&format!("fuzz/artifacts/demangle/crash-{i}"), input);
+    }
+}
+
+/// Issue 38: an unbounded recursion is one stack overflow, named by the
+/// functions that repeat, not by the frame where the stack ran out (which
+/// moves with the input and the stack's size): five inputs of it are one bug
+/// with one id on an 8 MiB and on a 2 MiB stack, and the libFuzzer binary,
+/// killed by the SIGSEGV, agrees.
+#[test]
+fn one_recursion_is_one_stack_overflow_whatever_the_input_or_the_stack_size() {
+    let dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/recursion");
+    recursion_project(&dir);
+    let bugs = |out: &str, stack_kib: u64| -> Vec<Value> {
+        let out = dir.join(out);
+        let _ = std::fs::remove_dir_all(&out);
+        let mut command = Command::new(BIN);
+        command.current_dir(&dir).args(["--artifacts", "demangle", "-o"]).arg(&out);
+        limit_stack_to(&mut command, stack_kib);
+        let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
+        let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert_eq!(assert.get_output().status.code(), Some(7), "bugs found:\n{stderr}");
+        let report: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+        report["bugs"].as_array().unwrap().clone()
+    };
+    let big = bugs("out-8m", 8 << 10);
+    assert_eq!(big.len(), 1, "one recursion, one bug: {big:#?}");
+    let signature = &big[0]["signature"];
+    assert_eq!(signature["kind"], "stack-overflow", "{signature}");
+    assert_eq!(signature["location"], "recursion: rustc_demangle::v0::Printer::print_path", "{signature}");
+    if cargo_fuzz_installed() {
+        assert_eq!(big[0]["libfuzzer"]["verified"], "yes", "{:#}", big[0]);
+    }
+    let small = bugs("out-2m", 2 << 10);
+    assert_eq!(small.len(), 1, "{small:#?}");
+    assert_eq!(small[0]["id"], big[0]["id"], "the same bug on another stack size");
 }

@@ -63,6 +63,9 @@ pub const RESULT_LEN: usize = RESULT_FIXED + MESSAGE_CAPACITY + FILE_CAPACITY + 
 pub const EXAMPLE_LEN: usize = 24;
 /// How many raw frame addresses a crashing child can record.
 pub const FRAME_CAPACITY: usize = 32;
+/// Set in [`CrashFrames::signal`] when the fault was the stack running out
+/// (the faulting address next to the stack pointer): a stack overflow.
+pub const STACK_OVERFLOW: u32 = 1 << 16;
 /// The crash frames' area: image base, image length, the addresses.
 pub const FRAMES_LEN: usize = 16 + 8 * FRAME_CAPACITY;
 
@@ -198,7 +201,8 @@ pub struct PanicRecord {
 /// symbolized by the client.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CrashFrames {
-    /// The signal; 0 for frames the panic hook took (a panic raised in the standard library).
+    /// The signal, with [`STACK_OVERFLOW`] set when the stack ran out; 0 for
+    /// frames the panic hook took (a panic raised in the standard library).
     pub signal: u32,
     /// Where the main executable is loaded (its load bias: 0 unless PIE).
     pub image_base: u64,

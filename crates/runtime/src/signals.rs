@@ -14,7 +14,7 @@
 
 use std::sync::OnceLock;
 
-use cmc_protocol::shm::FRAME_CAPACITY;
+use cmc_protocol::shm::{FRAME_CAPACITY, STACK_OVERFLOW};
 use cmc_protocol::ResultKind;
 
 use crate::shared::SharedMemory;
@@ -94,10 +94,11 @@ extern "C" fn handler(signal: libc::c_int, info: *mut libc::siginfo_t, context: 
         let n = capture(&mut addresses);
         let frames = &addresses[..n];
         // Start at the interrupted instruction: the handler and the signal trampoline are ours and libc's.
-        let start = interrupted_pc(context).and_then(|pc| frames.iter().position(|&a| a == pc)).unwrap_or(1);
+        let start = interrupted(context).and_then(|(pc, _)| frames.iter().position(|&a| a == pc)).unwrap_or(1);
         let frames = &frames[start.min(frames.len())..];
+        let overflow = if ran_out_of_stack(signal, info, context) { STACK_OVERFLOW } else { 0 };
         state.shm.with(|shm, layout| {
-            layout.write_frames(shm, signal as u32, state.image_base, state.image_len, frames);
+            layout.write_frames(shm, signal as u32 | overflow, state.image_base, state.image_len, frames);
         });
     }
     // Put back what was there before us (SA_RESETHAND already restored the
@@ -141,22 +142,40 @@ pub(crate) fn record_panic_frames() {
     state.shm.with(|shm, layout| layout.write_frames(shm, 0, state.image_base, state.image_len, frames));
 }
 
-/// The interrupted instruction's address, from the signal's context.
-fn interrupted_pc(context: *mut libc::c_void) -> Option<u64> {
+/// How far below the stack pointer a fault still counts as the stack
+/// running out: a frame's stack probe touches the page it needs next.
+const OVERFLOW_REACH: u64 = 1 << 20;
+
+/// Whether a SIGSEGV or SIGBUS faulted next to the stack pointer (at most
+/// [`OVERFLOW_REACH`] below it, or a page above): the guard page below the
+/// stack, which a deep recursion runs into wherever its frames happen to
+/// end; any other fault is a bad pointer.
+fn ran_out_of_stack(signal: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) -> bool {
+    if !(signal == libc::SIGSEGV || signal == libc::SIGBUS) || info.is_null() {
+        return false;
+    }
+    // SAFETY: the kernel passes a valid `siginfo_t` to an SA_SIGINFO handler; a fault's has its address.
+    let fault = unsafe { (*info).si_addr() } as u64;
+    let Some((_, sp)) = interrupted(context) else { return false };
+    fault <= sp.saturating_add(4096) && sp.saturating_sub(fault) <= OVERFLOW_REACH
+}
+
+/// The interrupted instruction's address and stack pointer, from the signal's context.
+fn interrupted(context: *mut libc::c_void) -> Option<(u64, u64)> {
     if context.is_null() {
         return None;
     }
     #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
     {
         // SAFETY: the kernel passes a `ucontext_t` to an SA_SIGINFO handler.
-        let context = unsafe { &*context.cast::<libc::ucontext_t>() };
-        Some(context.uc_mcontext.gregs[libc::REG_RIP as usize] as u64)
+        let registers = unsafe { &*context.cast::<libc::ucontext_t>() }.uc_mcontext.gregs;
+        Some((registers[libc::REG_RIP as usize] as u64, registers[libc::REG_RSP as usize] as u64))
     }
     #[cfg(all(target_os = "linux", target_arch = "aarch64"))]
     {
         // SAFETY: as above.
-        let context = unsafe { &*context.cast::<libc::ucontext_t>() };
-        Some(context.uc_mcontext.pc)
+        let registers = &unsafe { &*context.cast::<libc::ucontext_t>() }.uc_mcontext;
+        Some((registers.pc, registers.sp))
     }
     #[cfg(not(all(target_os = "linux", any(target_arch = "x86_64", target_arch = "aarch64"))))]
     None

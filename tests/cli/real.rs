@@ -208,7 +208,9 @@ fn two_standard_library_panics_from_two_call_sites_are_two_bugs_located_in_the_p
         command.current_dir(&project).arg("stdpanics").arg(dir.path().join("crash-drain"));
         command.arg(dir.path().join("crash-extend")).arg("-o").arg(dir.path().join(out));
         if let Some(toolchain) = toolchain {
-            command.env("RUSTUP_TOOLCHAIN", toolchain).arg("--no-verify-libfuzzer");
+            // rustup's proxies (not `$CARGO`, this toolchain's own cargo) pick the toolchain.
+            command.env("RUSTUP_TOOLCHAIN", toolchain).env_remove("CARGO").env_remove("RUSTC");
+            command.arg("--no-verify-libfuzzer");
         }
         let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();

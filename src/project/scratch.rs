@@ -123,19 +123,56 @@ pub fn scratch_manifest(
     root: Option<&DocumentMut>,
     patches: &[Patch],
 ) -> Result<DocumentMut, ProjectError> {
-    let fuzz_dir = &project.fuzz_dir;
-    let root_dir = &project.workspace_root;
     let root_doc = root.unwrap_or(manifest);
     let workspace = root_doc.get("workspace").and_then(Item::as_table_like);
     let inherit = Inherit {
         package: workspace.and_then(|w| w.get("package")).and_then(Item::as_table_like),
         dependencies: workspace.and_then(|w| w.get("dependencies")).and_then(Item::as_table_like),
-        root_dir,
+        root_dir: &project.workspace_root,
         manifest: &project.manifest_path,
     };
     let mut doc = manifest.clone();
+    let (autolib, autobins) = rewrite_package(&mut doc, project, &inherit)?;
+    rewrite_targets(&mut doc, project, autolib, autobins);
 
-    // [package]
+    // Dependencies, at the top level and per platform.
+    rewrite_dependency_tables(doc.as_table_mut(), &project.fuzz_dir, &inherit)?;
+    if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
+        for (_, platform) in targets.iter_mut() {
+            if let Some(platform) = platform.as_table_mut() {
+                rewrite_dependency_tables(platform, &project.fuzz_dir, &inherit)?;
+            }
+        }
+    }
+
+    // [lints] workspace = true
+    if doc.get("lints").is_some_and(is_inherited) {
+        let lints = workspace.and_then(|w| w.get("lints")).cloned();
+        let lints =
+            lints.ok_or_else(|| manifest_error(project, "`lints.workspace = true` but no [workspace.lints]"))?;
+        doc.insert("lints", lints);
+    }
+    take_root_tables(&mut doc, root, &project.workspace_root);
+
+    // An empty [workspace], so cargo does not look for one above the scratch
+    // directory; the resolver decides feature unification, so it stays.
+    let mut new_workspace = Table::new();
+    if let Some(resolver) = workspace.and_then(|w| w.get("resolver")) {
+        new_workspace.insert("resolver", resolver.clone());
+    }
+    doc.insert("workspace", Item::Table(new_workspace));
+    add_patches(&mut doc, project, patches)?;
+    Ok(doc)
+}
+
+/// The `[package]` table: inherited fields filled in, paths made absolute,
+/// the build script named; whether cargo would discover the lib and bins.
+fn rewrite_package(
+    doc: &mut DocumentMut,
+    project: &FuzzProject,
+    inherit: &Inherit<'_>,
+) -> Result<(bool, bool), ProjectError> {
+    let fuzz_dir = &project.fuzz_dir;
     let package = doc
         .get_mut("package")
         .and_then(Item::as_table_like_mut)
@@ -162,9 +199,13 @@ pub fn scratch_manifest(
         }
     }
     let auto = |key: &str| package.get(key).and_then(Item::as_bool) != Some(false);
-    let (autolib, autobins) = (auto("autolib"), auto("autobins"));
+    Ok((auto("autolib"), auto("autobins")))
+}
 
-    // Targets.
+/// The targets: the lib and every bin at an absolute path, the ones cargo
+/// would discover named explicitly; examples, tests and benches dropped.
+fn rewrite_targets(doc: &mut DocumentMut, project: &FuzzProject, autolib: bool, autobins: bool) {
+    let fuzz_dir = &project.fuzz_dir;
     if let Some(lib) = doc.get_mut("lib").and_then(Item::as_table_like_mut) {
         let path = lib.get("path").and_then(Item::as_str).unwrap_or("src/lib.rs").to_string();
         lib.insert("path", toml_edit::value(absolute(fuzz_dir, &path)));
@@ -201,26 +242,12 @@ pub fn scratch_manifest(
     for key in ["example", "test", "bench"] {
         doc.remove(key);
     }
+}
 
-    // Dependencies, at the top level and per platform.
-    rewrite_dependency_tables(doc.as_table_mut(), fuzz_dir, &inherit)?;
-    if let Some(targets) = doc.get_mut("target").and_then(Item::as_table_like_mut) {
-        for (_, platform) in targets.iter_mut() {
-            if let Some(platform) = platform.as_table_mut() {
-                rewrite_dependency_tables(platform, fuzz_dir, &inherit)?;
-            }
-        }
-    }
-
-    // [lints] workspace = true
-    if doc.get("lints").is_some_and(is_inherited) {
-        let lints = workspace.and_then(|w| w.get("lints")).cloned();
-        let lints =
-            lints.ok_or_else(|| manifest_error(project, "`lints.workspace = true` but no [workspace.lints]"))?;
-        doc.insert("lints", lints);
-    }
-
-    // Only the workspace root's [patch], [replace] and [profile] count.
+/// Only the workspace root's `[patch]`, `[replace]` and `[profile]` count:
+/// taken from `root` (when the fuzz crate is a member of another workspace),
+/// their paths made absolute from `root_dir`.
+fn take_root_tables(doc: &mut DocumentMut, root: Option<&DocumentMut>, root_dir: &Path) {
     if let Some(root) = root {
         for key in ["patch", "replace", "profile"] {
             doc.remove(key);
@@ -243,15 +270,10 @@ pub fn scratch_manifest(
             absolutize_path_key(dependency, root_dir);
         }
     }
+}
 
-    // An empty [workspace], so cargo does not look for one above the scratch
-    // directory; the resolver decides feature unification, so it stays.
-    let mut new_workspace = Table::new();
-    if let Some(resolver) = workspace.and_then(|w| w.get("resolver")) {
-        new_workspace.insert("resolver", resolver.clone());
-    }
-    doc.insert("workspace", Item::Table(new_workspace));
-
+/// `[patch.<source>] <name> = { path = .. }` for each stand-in.
+fn add_patches(doc: &mut DocumentMut, project: &FuzzProject, patches: &[Patch]) -> Result<(), ProjectError> {
     for patch in patches {
         let patches = doc.entry("patch").or_insert_with(toml_edit::table);
         let patches = patches.as_table_like_mut().ok_or_else(|| manifest_error(project, "[patch] is not a table"))?;
@@ -267,7 +289,7 @@ pub fn scratch_manifest(
     if let Some(patches) = doc.get_mut("patch").and_then(Item::as_table_mut) {
         patches.set_implicit(true);
     }
-    Ok(doc)
+    Ok(())
 }
 
 /// What a member inherits from its workspace root.
@@ -574,12 +596,8 @@ resolver = "2"
         drop(dir);
     }
 
-    #[test]
-    fn a_workspace_member_inherits_from_the_root() {
-        let dir = tempfile::tempdir().unwrap();
-        write(
-            &dir.path().join("Cargo.toml"),
-            r#"
+    /// A workspace root with everything a member can inherit.
+    const MEMBER_ROOT: &str = r#"
 [workspace]
 members = ["lib", "fuzz"]
 resolver = "2"
@@ -602,11 +620,10 @@ debug = true
 
 [patch.crates-io]
 other = { path = "patched/other" }
-"#,
-        );
-        write(
-            &dir.path().join("fuzz/Cargo.toml"),
-            r#"
+"#;
+
+    /// A fuzz crate that is a member of [`MEMBER_ROOT`]'s workspace and inherits from it.
+    const MEMBER_FUZZ: &str = r#"
 [package]
 name = "member-fuzz"
 version.workspace = true
@@ -630,15 +647,25 @@ opt-level = 3
 [[bin]]
 name = "t"
 path = "fuzz_targets/t.rs"
-"#,
-        );
+"#;
+
+    /// The scratch manifest of [`MEMBER_FUZZ`] under [`MEMBER_ROOT`], and the root's directory.
+    fn member_scratch_manifest() -> (tempfile::TempDir, PathBuf, DocumentMut) {
+        let dir = tempfile::tempdir().unwrap();
+        write(&dir.path().join("Cargo.toml"), MEMBER_ROOT);
+        write(&dir.path().join("fuzz/Cargo.toml"), MEMBER_FUZZ);
         let project = FuzzProject::locate(Some(Path::new("fuzz")), dir.path()).unwrap();
         let root_dir = normalize(dir.path());
         assert_eq!(project.workspace_root, root_dir);
         let manifest = read_toml(&project.manifest_path).unwrap();
         let root = read_toml(&project.root_manifest_path()).unwrap();
         let doc = scratch_manifest(&project, &manifest, Some(&root), &[patch()]).unwrap();
+        (dir, root_dir, doc)
+    }
 
+    #[test]
+    fn a_workspace_member_inherits_from_the_root() {
+        let (_dir, root_dir, doc) = member_scratch_manifest();
         assert_eq!(doc["package"]["version"].as_str(), Some("1.2.3"));
         assert_eq!(doc["package"]["edition"].as_str(), Some("2021"));
         assert_eq!(
@@ -659,6 +686,11 @@ path = "fuzz_targets/t.rs"
         );
         assert_eq!(doc["dependencies"]["mylib"]["optional"].as_bool(), Some(true));
         assert_eq!(doc["lints"]["rust"]["unsafe_code"].as_str(), Some("forbid"));
+    }
+
+    #[test]
+    fn a_workspace_member_takes_the_roots_profiles_patches_and_resolver() {
+        let (_dir, root_dir, doc) = member_scratch_manifest();
         // The root's profiles and patches, not the member's.
         assert_eq!(doc["profile"]["release"]["debug"].as_bool(), Some(true));
         assert!(doc["profile"].get("dev").is_none());

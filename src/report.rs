@@ -146,12 +146,9 @@ impl StructureSummary {
         use crate::project::Structure;
         match structure {
             _ if !asked => StructureSummary::off("--no-structure"),
-            Structure::Recorded { draws: true, .. } => StructureSummary { recorded: true, draws: true, reason: None },
-            Structure::Recorded { arbitrary, draws: false } => StructureSummary {
-                recorded: true,
-                draws: false,
-                reason: Some(format!("arbitrary {arbitrary}'s `Unstructured` is not of the form 1.4.2 to 1.5.x have")),
-            },
+            Structure::Recorded { draws, .. } => {
+                StructureSummary { recorded: true, draws: *draws, reason: structure.reason() }
+            }
             Structure::Off(reason) => StructureSummary::off(reason.clone()),
         }
     }

@@ -97,8 +97,8 @@ impl HarnessSetup {
             eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
         }
         // Only a typed target loses anything (a raw-bytes one records nothing anyway).
-        let typed = project.target(target).ok().and_then(crate::project::Target::is_typed) != Some(false);
-        if let Some(warning) = harness.structure.warning().filter(|_| typed) {
+        let typed = || project.target(target).ok().and_then(crate::project::Target::is_typed) != Some(false);
+        if let Some(warning) = harness.structure.warning().filter(|_| typed()) {
             eprintln!("warning: {warning}");
         }
         let mut config = ForkServerConfig::new(&harness.binary, limits.timeout);

@@ -12,7 +12,7 @@ use toml_edit::Item;
 use super::arbitrary_shim::{self, Support, ARBITRARY};
 use super::embedded;
 use super::locate::{read_toml, FuzzProject};
-use super::resolve::{LockOrigin, Sources};
+use super::resolve::Sources;
 use super::scratch::{default_scratch_dir, write_workspace, Layout};
 use super::standin::{self, Patch, LIBFUZZER_SYS};
 use super::ProjectError;
@@ -164,8 +164,6 @@ pub struct Harness {
     pub libfuzzer_sys: String,
     /// Whether typed inputs' structure is recorded, and if not, why.
     pub structure: Structure,
-    /// Where the lockfile the build started from came from.
-    pub lock_origin: LockOrigin,
     /// The host triple it was built for.
     pub host: String,
     /// The target directory `cargo fuzz build` uses for the project (where
@@ -210,7 +208,6 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         scratch_dir: layout.root.clone(),
         libfuzzer_sys: prepared.libfuzzer_sys,
         structure: prepared.structure,
-        lock_origin: prepared.lock_origin,
         host,
         cargo_target_dir: dirs.target_dir,
         duration: start.elapsed(),
@@ -223,7 +220,6 @@ struct Prepared {
     libfuzzer_sys: String,
     arbitrary: Option<String>,
     structure: Structure,
-    lock_origin: LockOrigin,
 }
 
 /// Writes the runtime, the stand-ins and the scratch workspace that patches them in.
@@ -236,7 +232,7 @@ fn prepare_workspace(
     // The runtime compiled into this binary, not a checkout's: an installed copy has none.
     let runtime = embedded::write_runtime(&layout.root)?;
     let mut sources = Sources::new(project, layout, cargo, host);
-    let (lockfile, lock_origin) = sources.lockfile()?;
+    let lockfile = sources.lockfile()?;
     let lock = read_toml(&lockfile)?;
     let (standin, patch) = prepare_standin(project, layout, &mut sources, &lock, &runtime)?;
     let mut patches = vec![patch];
@@ -246,7 +242,7 @@ fn prepare_workspace(
         version
     });
     let manifest = write_workspace(project, &layout.harness_dir(), &patches, Some(&lockfile))?;
-    Ok(Prepared { manifest, libfuzzer_sys: standin.version, arbitrary, structure, lock_origin })
+    Ok(Prepared { manifest, libfuzzer_sys: standin.version, arbitrary, structure })
 }
 
 /// `cargo build` of the scratch workspace `manifest` for `target` on `host`,
@@ -471,7 +467,7 @@ fn prepare_standin(
 ) -> Result<(standin::StandIn, Patch), ProjectError> {
     let locked = standin::locked_libfuzzer_sys(lock, &project.package);
     let (locked, source) = sources.source(LIBFUZZER_SYS, locked.as_ref())?;
-    let key = standin::patch_key(locked.source.as_deref())
+    let key = standin::patch_key(LIBFUZZER_SYS, locked.source.as_deref())
         .map_err(|reason| ProjectError::Unsupported { fuzz_dir: project.fuzz_dir.clone(), reason })?;
     let standin = standin::write_standin(&source, &layout.standin_dir(&locked.version), runtime)?;
     let patch = Patch { name: LIBFUZZER_SYS.to_string(), source_key: key, path: standin.dir.clone() };
@@ -494,20 +490,30 @@ pub enum Structure {
 }
 
 impl Structure {
-    /// What a user loses when structure is off, for the one line that says so.
-    pub fn warning(&self) -> Option<String> {
+    /// Why not everything is recorded; `None` when it is.
+    pub fn reason(&self) -> Option<String> {
         match self {
             Structure::Recorded { draws: true, .. } => None,
-            Structure::Recorded { arbitrary, draws: false } => Some(format!(
-                "typed inputs' primitive reads will not be recorded: arbitrary {arbitrary}'s `Unstructured` is not \
-                 of the form 1.4.2 to 1.5.x have; values are reduced as bytes (results can be larger, numbers and \
-                 strings less simple)"
-            )),
-            Structure::Off(reason) => Some(format!(
+            Structure::Recorded { arbitrary, draws: false } => {
+                Some(format!("arbitrary {arbitrary}'s `Unstructured` is not of the form 1.4.2 to 1.5.x have"))
+            }
+            Structure::Off(reason) => Some(reason.clone()),
+        }
+    }
+
+    /// What a user loses when structure is off, for the one line that says so.
+    pub fn warning(&self) -> Option<String> {
+        let reason = self.reason()?;
+        Some(match self {
+            Structure::Recorded { .. } => format!(
+                "typed inputs' primitive reads will not be recorded: {reason}; values are reduced as bytes (results \
+                 can be larger, numbers and strings less simple)"
+            ),
+            Structure::Off(_) => format!(
                 "typed inputs will be reduced as bytes, without their structure (results can be larger, numbers \
                  and strings less simple): {reason}"
-            )),
-        }
+            ),
+        })
     }
 }
 
@@ -541,7 +547,7 @@ fn arbitrary_shim_patch(
         Support::NotUsed => return Ok(None),
         Support::Unsupported(reason) => return Err(reason),
     };
-    let key = standin::patch_key(locked.source.as_deref()).map_err(|r| r.replace(LIBFUZZER_SYS, ARBITRARY))?;
+    let key = standin::patch_key(ARBITRARY, locked.source.as_deref())?;
     if key != "crates-io" {
         return Err(format!("{ARBITRARY} {} comes from another registry than crates.io", locked.version));
     }

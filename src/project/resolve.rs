@@ -18,15 +18,6 @@ use super::scratch::{write_workspace, Layout};
 use super::standin::{self, LockedPackage};
 use super::ProjectError;
 
-/// Where the lockfile a build starts from came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LockOrigin {
-    /// The user's own `Cargo.lock` (the fuzz crate's or its workspace's).
-    User,
-    /// None was there: resolved in the scratch directory.
-    Resolved,
-}
-
 /// Finds the locked packages' sources for one harness build; `cargo metadata`
 /// runs at most once (on the probe), and only when it is needed.
 #[derive(Debug)]
@@ -46,17 +37,17 @@ impl<'a> Sources<'a> {
 
     /// The lockfile to build from: the user's, else the probe's (resolved now,
     /// or kept from an earlier run and brought up to date by cargo).
-    pub fn lockfile(&mut self) -> Result<(PathBuf, LockOrigin), ProjectError> {
+    pub fn lockfile(&mut self) -> Result<PathBuf, ProjectError> {
         let user = self.project.lockfile();
         if user.is_file() {
-            return Ok((user, LockOrigin::User));
+            return Ok(user);
         }
         self.metadata()?;
         let resolved = self.layout.probe_dir().join("Cargo.lock");
         if !resolved.is_file() {
             return Err(anyhow!("`cargo metadata` wrote no lockfile in {}", self.layout.probe_dir().display()).into());
         }
-        Ok((resolved, LockOrigin::Resolved))
+        Ok(resolved)
     }
 
     /// The unpacked source of `name` at `version` (any version when `None`,
@@ -68,7 +59,8 @@ impl<'a> Sources<'a> {
         name: &str,
         locked: Option<&LockedPackage>,
     ) -> Result<(LockedPackage, PathBuf), ProjectError> {
-        let from_crates_io = locked.filter(|l| standin::patch_key(l.source.as_deref()).as_deref() == Ok("crates-io"));
+        let from_crates_io =
+            locked.filter(|l| standin::patch_key(name, l.source.as_deref()).as_deref() == Ok("crates-io"));
         let cached = from_crates_io
             .and_then(|l| Some((l.clone(), standin::registry_source_of(&standin::cargo_home()?, name, &l.version)?)));
         if let Some(found) = cached {

@@ -99,10 +99,10 @@ pub fn locked_libfuzzer_sys(lock: &DocumentMut, fuzz_package: &str) -> Option<Lo
     candidates.first().map(|p| (*p).clone())
 }
 
-/// The `[patch]` key for a lockfile source, or why it cannot be patched.
-pub fn patch_key(source: Option<&str>) -> Result<String, String> {
+/// The `[patch]` key for the lockfile source of package `name`, or why it cannot be patched.
+pub fn patch_key(name: &str, source: Option<&str>) -> Result<String, String> {
     let Some(source) = source else {
-        return Err("libfuzzer-sys is a path dependency, which a [patch] cannot replace".into());
+        return Err(format!("{name} is a path dependency, which a [patch] cannot replace"));
     };
     let is_crates_io = source == "registry+https://github.com/rust-lang/crates.io-index"
         || source.starts_with("sparse+https://index.crates.io");
@@ -119,7 +119,7 @@ pub fn patch_key(source: Option<&str>) -> Result<String, String> {
         let end = url.find(['?', '#']).unwrap_or(url.len());
         return Ok(url[..end].to_string());
     }
-    Err(format!("libfuzzer-sys comes from `{source}`, a source this tool cannot patch"))
+    Err(format!("{name} comes from `{source}`, a source this tool cannot patch"))
 }
 
 /// `$CARGO_HOME`, or `~/.cargo`.
@@ -130,14 +130,9 @@ pub fn cargo_home() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo"))
 }
 
-/// The unpacked source of `libfuzzer-sys <version>` in cargo's registry
-/// cache (`$CARGO_HOME/registry/src/<index>/libfuzzer-sys-<version>/`), if
+/// The unpacked source of the registry crate `name` at `version` in cargo's
+/// registry cache (`$CARGO_HOME/registry/src/<index>/<name>-<version>/`), if
 /// cargo has unpacked it; crates.io's own index directories first.
-pub fn registry_source(cargo_home: &Path, version: &str) -> Option<PathBuf> {
-    registry_source_of(cargo_home, LIBFUZZER_SYS, version)
-}
-
-/// The unpacked source of the registry crate `name` at `version`, as [`registry_source`] finds it.
 pub fn registry_source_of(cargo_home: &Path, name: &str, version: &str) -> Option<PathBuf> {
     let dir_name = format!("{name}-{version}");
     let mut found: Vec<PathBuf> = fs::read_dir(cargo_home.join("registry/src"))
@@ -404,14 +399,20 @@ dependencies = ["arbitrary", "libfuzzer-sys 0.4.13"]
 
     #[test]
     fn patch_keys_follow_the_locked_source() {
-        assert_eq!(patch_key(Some("registry+https://github.com/rust-lang/crates.io-index")).unwrap(), "crates-io");
-        assert_eq!(patch_key(Some("sparse+https://index.crates.io/")).unwrap(), "crates-io");
         assert_eq!(
-            patch_key(Some("git+https://github.com/rust-fuzz/libfuzzer?branch=main#0123abcd")).unwrap(),
+            patch_key(LIBFUZZER_SYS, Some("registry+https://github.com/rust-lang/crates.io-index")).unwrap(),
+            "crates-io"
+        );
+        assert_eq!(patch_key(LIBFUZZER_SYS, Some("sparse+https://index.crates.io/")).unwrap(), "crates-io");
+        assert_eq!(
+            patch_key(LIBFUZZER_SYS, Some("git+https://github.com/rust-fuzz/libfuzzer?branch=main#0123abcd")).unwrap(),
             "https://github.com/rust-fuzz/libfuzzer"
         );
-        assert_eq!(patch_key(Some("registry+https://my.registry/index")).unwrap(), "https://my.registry/index");
-        assert!(patch_key(None).is_err());
+        assert_eq!(
+            patch_key(LIBFUZZER_SYS, Some("registry+https://my.registry/index")).unwrap(),
+            "https://my.registry/index"
+        );
+        assert!(patch_key(LIBFUZZER_SYS, None).is_err());
     }
 
     fn fake_crate(dir: &Path, lib: &str) {
@@ -551,7 +552,7 @@ version = "1.0.83"
         let home = tempfile::tempdir().unwrap();
         let crate_dir = home.path().join("registry/src/index.crates.io-1949cf8c6b5b557f/libfuzzer-sys-0.4.13");
         fake_crate(&crate_dir, "");
-        assert_eq!(registry_source(home.path(), "0.4.13"), Some(crate_dir));
-        assert_eq!(registry_source(home.path(), "0.4.12"), None);
+        assert_eq!(registry_source_of(home.path(), LIBFUZZER_SYS, "0.4.13"), Some(crate_dir));
+        assert_eq!(registry_source_of(home.path(), LIBFUZZER_SYS, "0.4.12"), None);
     }
 }

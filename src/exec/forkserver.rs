@@ -596,7 +596,13 @@ impl ForkServerExecutor {
             }
             frames => frames,
         };
-        let stack_overflow = crash.is_some_and(|crash| crash.signal & STACK_OVERFLOW != 0 && frames.is_some());
+        // What the handler saw, whether or not a tool could symbolize the frames.
+        let stack_overflow = match (status, crash) {
+            (Status::Signaled(signal), Some(crash)) => {
+                panic.is_none() && signal_of(crash) == signal && crash.signal & STACK_OVERFLOW != 0
+            }
+            _ => false,
+        };
         Ok(Outcome { cpu: self.last_cpu, panic, frames, stack_overflow, ..Outcome::new(status, stderr, duration) })
     }
 

@@ -18,6 +18,7 @@
 //! crash inputs with a bug planted where they want it. [`oracle`] turns a
 //! decoder and a predicate into an oracle for the reducer.
 
+use crate::protocol::layout;
 use crate::reduce::{Example, Label, Verdict};
 
 /// A decoding cursor over bytes, reading like `arbitrary::Unstructured` and
@@ -146,11 +147,11 @@ impl<'a> Cursor<'a> {
             self.back -= rem;
             return 0;
         }
-        let width = size_width(rem);
+        let width = layout::len_width(rem);
         let max = (rem - width) as u64;
         let start = self.back - width;
         let mut value: u64 = 0;
-        for &b in &self.data[start..start + size_bytes_used(max, width)] {
+        for &b in &self.data[start..start + layout::bytes_read(max, width)] {
             value = (value << 8) | u64::from(b);
         }
         self.back = start;
@@ -232,26 +233,6 @@ impl<'a> Cursor<'a> {
         self.labels.push(label.clone());
         label
     }
-}
-
-/// How many bytes `arbitrary_byte_size` takes from the end when `rem` (at least 2) are left.
-fn size_width(rem: usize) -> usize {
-    let rem = rem as u64;
-    if rem <= u64::from(u8::MAX) + 1 {
-        1
-    } else if rem <= u64::from(u16::MAX) + 2 {
-        2
-    } else if rem <= u64::from(u32::MAX) + 4 {
-        4
-    } else {
-        8
-    }
-}
-
-/// How many of the `width` size bytes `int_in_range(0..=max)` actually reads:
-/// one per byte of `max`.
-fn size_bytes_used(max: u64, width: usize) -> usize {
-    (0..width).take_while(|&i| max >> (8 * i) > 0).count()
 }
 
 /// Turns a decoder and a predicate on the decoded value into an oracle:
@@ -663,14 +644,14 @@ impl Writer {
             self.back -= if v > 0 { 1 } else { rem as i64 };
             return;
         }
-        let width = size_width(rem);
+        let width = layout::len_width(rem);
         let max = (rem - width) as u64;
         let start = self.back - width as i64;
         self.back = start;
         if v as u64 > max {
             return; // does not fit; the bytes written next cross the cursors
         }
-        let used = size_bytes_used(max, width);
+        let used = layout::bytes_read(max, width);
         let limit = if used >= 8 { u64::MAX } else { (1 << (8 * used)) - 1 };
         let wraps = self.rng.u64(0..=(limit - v as u64) / (max + 1));
         let x = v as u64 + wraps * (max + 1);

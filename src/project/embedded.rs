@@ -52,7 +52,7 @@ macro_rules! sources {
 pub const PROTOCOL: EmbeddedCrate = EmbeddedCrate {
     dir: "protocol",
     manifest: include_str!("../../embedded/protocol/manifest.toml"),
-    files: sources!("protocol": "lib.rs", "known.rs", "message.rs", "shm.rs", "start.rs"),
+    files: sources!("protocol": "lib.rs", "known.rs", "layout.rs", "message.rs", "shm.rs", "start.rs"),
 };
 
 /// `cargo-minimize-crash-runtime` (`cmc_runtime`): the fork server, on libc and the protocol.

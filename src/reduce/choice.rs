@@ -144,20 +144,22 @@ impl<'a> Chooser<'a> {
     }
 }
 
-/// The order in which to consider the `n` choices at `depth`.
-fn order(selection: &mut Selection<'_>, depth: usize, n: usize) -> Vec<usize> {
+/// The order in which to consider the `n` choices at `depth`, made as it
+/// is walked: a step usually takes one of the first few, and `n` can be
+/// the size of a large input (a `Vec` of it per step made every step cost
+/// the input's size).
+fn order(selection: &mut Selection<'_>, depth: usize, n: usize) -> Box<dyn Iterator<Item = usize>> {
     match selection {
         Selection::Prefix(prefix) => {
             let start = prefix.get(depth).map_or(n - 1, |&i| i.min(n - 1));
-            (0..=start).rev().chain((start + 1..n).rev()).collect()
+            Box::new((0..=start).rev().chain((start + 1..n).rev()))
         }
         Selection::Random(rng) => {
             // A few uniform picks, then everything from a random start, so a
             // nearly used-up node still finds its live choices.
-            let mut order: Vec<usize> = (0..n.min(8)).map(|_| rng.usize(..n)).collect();
+            let picks: Vec<usize> = (0..n.min(8)).map(|_| rng.usize(..n)).collect();
             let start = rng.usize(..n);
-            order.extend((start..n).chain(0..start));
-            order
+            Box::new(picks.into_iter().chain(start..n).chain(0..start))
         }
     }
 }

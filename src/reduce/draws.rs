@@ -22,7 +22,9 @@
 use std::cmp::Ordering;
 use std::ops::Range;
 
-use super::testcase::{shortlex, Example};
+use super::testcase::Example;
+use super::text;
+use crate::protocol::layout;
 
 /// The label prefix of a recorded draw.
 pub const DRAW_LABEL: &str = "draw:";
@@ -97,8 +99,9 @@ impl Draw {
     }
 
     /// Its value in `bytes` as a number: little-endian for integers,
-    /// big-endian for ranges and lengths (as `arbitrary` reads them); spans
-    /// over 16 bytes or raw contents give `None`.
+    /// big-endian for ranges and lengths (as `arbitrary` reads them: a
+    /// length from the bytes of its field that its room needs, not taken
+    /// modulo the room); spans over 16 bytes or raw contents give `None`.
     pub fn value(&self, bytes: &[u8]) -> Option<u128> {
         let span = bytes.get(self.span.clone())?;
         if !self.is_numeric() || span.len() > 16 {
@@ -106,7 +109,7 @@ impl Draw {
         }
         Some(match self.kind {
             DrawKind::Int { .. } => span.iter().rev().fold(0, |acc, &b| acc << 8 | u128::from(b)),
-            _ => span.iter().fold(0, |acc, &b| acc << 8 | u128::from(b)),
+            _ => span[..self.bytes_read()].iter().fold(0, |acc, &b| acc << 8 | u128::from(b)),
         })
     }
 
@@ -116,15 +119,38 @@ impl Draw {
         let le = value.to_le_bytes();
         match self.kind {
             DrawKind::Int { .. } => le[..width].to_vec(),
-            _ => le[..width].iter().rev().copied().collect(),
+            _ => {
+                let mut field: Vec<u8> = le[..self.bytes_read()].iter().rev().copied().collect();
+                field.resize(width, 0);
+                field
+            }
+        }
+    }
+
+    /// How many of its bytes `arbitrary` reads: all but for a length, whose
+    /// field can be wider than its room needs (4 bytes when 65,538 or more
+    /// are left, of which 3 are read while fewer than 2^24 are).
+    fn bytes_read(&self) -> usize {
+        let width = self.span.len();
+        match self.kind {
+            DrawKind::Len => {
+                let max = self.span.start.saturating_sub(self.cursor);
+                layout::bytes_read(max as u64, width)
+            }
+            _ => width,
         }
     }
 
     /// Compares two inputs of the same length at this draw.
+    /// Contents compare as characters ([`text::compare`]).
     fn compare(&self, a: &[u8], b: &[u8]) -> Ordering {
-        match (self.value(a), self.value(b)) {
-            (Some(x), Some(y)) => x.cmp(&y),
-            _ => a.get(self.span.clone()).cmp(&b.get(self.span.clone())),
+        let (x, y) = (a.get(self.span.clone()), b.get(self.span.clone()));
+        match (self.value(a), self.value(b), x, y) {
+            (Some(x), Some(y), ..) => x.cmp(&y),
+            (.., Some(x), Some(y)) if self.kind == DrawKind::Bytes => {
+                text::compare(x, y, std::slice::from_ref(&(0..x.len())))
+            }
+            _ => x.cmp(&y),
         }
     }
 }
@@ -135,12 +161,13 @@ pub fn draws_of(examples: &[Example]) -> Vec<Draw> {
 }
 
 /// The typed order: shorter first, then `draws` (the current best's) by
-/// value in read order, then the bytes; shortlex when there are no draws.
-pub fn typed_order(a: &[u8], b: &[u8], draws: &[Draw]) -> Ordering {
+/// value in read order (contents as characters), then the bytes (those in
+/// `text` as characters); shortlex when there are no draws.
+pub fn typed_order(a: &[u8], b: &[u8], draws: &[Draw], text: &[Range<usize>]) -> Ordering {
     if a.len() != b.len() {
         return a.len().cmp(&b.len());
     }
-    draws.iter().map(|d| d.compare(a, b)).find(|o| o.is_ne()).unwrap_or_else(|| shortlex(a, b))
+    draws.iter().map(|d| d.compare(a, b)).find(|o| o.is_ne()).unwrap_or_else(|| text::shortlex(a, b, text))
 }
 
 #[cfg(test)]
@@ -172,9 +199,17 @@ mod tests {
         let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 }, cursor: 0 };
         assert_eq!(le.value(&[0xf4, 0x01]), Some(500));
         assert_eq!(le.encode(512), [0x00, 0x02]);
-        let be = Draw { span: 1..3, kind: DrawKind::Len, cursor: 0 };
-        assert_eq!(be.value(&[9, 0x01, 0x02]), Some(258));
+        let be = Draw { span: 301..303, kind: DrawKind::Len, cursor: 0 };
+        let mut bytes = vec![9; 303];
+        bytes[301..].copy_from_slice(&[0x01, 0x02]);
+        assert_eq!(be.value(&bytes), Some(258));
         assert_eq!(be.encode(258), [0x01, 0x02]);
+        // 70,000 bytes left: a four-byte field, of which three are read.
+        let wide = Draw { span: 69_996..70_000, kind: DrawKind::Len, cursor: 0 };
+        let mut bytes = vec![0; 70_000];
+        bytes[69_996..].copy_from_slice(&[0x00, 0x00, 0x01, 0x07]);
+        assert_eq!(wide.value(&bytes), Some(1));
+        assert_eq!(wide.encode(1), [0x00, 0x00, 0x01, 0x00]);
     }
 
     #[test]
@@ -182,12 +217,12 @@ mod tests {
         let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1 }];
         let five_hundred = [1, 0xf4, 1, 0, 0, 0, 0, 0, 0];
         let five_twelve = [1, 0, 2, 0, 0, 0, 0, 0, 0];
-        assert_eq!(typed_order(&five_hundred, &five_twelve, &draws), Ordering::Less);
-        assert_eq!(typed_order(&five_hundred, &five_twelve, &[]), Ordering::Greater, "shortlex");
-        assert_eq!(typed_order(&[1, 2], &five_hundred, &draws), Ordering::Less, "shorter first");
-        assert_eq!(typed_order(&five_hundred, &five_hundred, &draws), Ordering::Equal);
+        assert_eq!(typed_order(&five_hundred, &five_twelve, &draws, &[]), Ordering::Less);
+        assert_eq!(typed_order(&five_hundred, &five_twelve, &[], &[]), Ordering::Greater, "shortlex");
+        assert_eq!(typed_order(&[1, 2], &five_hundred, &draws, &[]), Ordering::Less, "shorter first");
+        assert_eq!(typed_order(&five_hundred, &five_hundred, &draws, &[]), Ordering::Equal);
         // An earlier draw decides before a later one.
         let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 }, cursor: 0 }, draws[0].clone()];
-        assert_eq!(typed_order(&five_twelve, &[3, 0, 0, 0, 0, 0, 0, 0, 0], &two), Ordering::Less);
+        assert_eq!(typed_order(&five_twelve, &[3, 0, 0, 0, 0, 0, 0, 0, 0], &two, &[]), Ordering::Less);
     }
 }

@@ -21,6 +21,7 @@ mod speculate;
 mod stats;
 mod tape;
 mod testcase;
+pub mod text;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

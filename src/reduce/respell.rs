@@ -2,8 +2,8 @@
 //!
 //! `arbitrary` reads a string's or collection's size as a field at the back
 //! of what is left of the input, big-endian, modulo what is left after it
-//! (`arbitrary_byte_size`), one byte wide while 256 bytes or fewer are left,
-//! two while 65,537 or fewer. Deleting an element therefore changes how every
+//! (`arbitrary_byte_size`), as wide as what is left says (one byte while 256
+//! bytes or fewer are left: `crate::protocol::layout`). Deleting an element therefore changes how every
 //! length read before it decodes (less is left when it is read), and once the
 //! input falls under 257 bytes, how wide every field is: the text before the
 //! element then reads as other strings, and an element after the bug cannot
@@ -16,6 +16,7 @@ use std::ops::Range;
 
 use super::draws::{Draw, DrawKind};
 use super::testcase::{delete_ranges, replace_ranges, TestCase};
+use crate::protocol::layout;
 
 /// One length read from the back.
 #[derive(Clone, Debug)]
@@ -37,8 +38,7 @@ pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
 /// `tc`'s bytes with `ranges` deleted and every length read from the back
 /// that survives them written to read what it read before. `None` when no
 /// length survives, or one cannot be kept: its value no longer fits what is
-/// left, the deletion cuts through its field, or the input is too large for
-/// this model (four-byte fields).
+/// left, or the deletion cuts through its field.
 pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
     let deleted = merged(ranges);
     let mut kept = Vec::new();
@@ -60,7 +60,7 @@ pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8
         if read.value > max {
             return None;
         }
-        fields.push(encode(read.value, *width, max));
+        fields.push(layout::encode_len(read.value, *width, max));
     }
     let mut edits: Vec<(Range<usize>, &[u8])> = deleted.iter().map(|r| (r.clone(), &[][..])).collect();
     edits.extend(kept.iter().zip(&fields).map(|(read, field)| (read.span.clone(), field.as_slice())));
@@ -82,8 +82,7 @@ fn merged(ranges: &[Range<usize>]) -> Vec<Range<usize>> {
 }
 
 /// The lengths `draws` read from the back of `bytes`, with their values; `None` when one
-/// does not fit the model (a field wider than two bytes, or not as wide as
-/// its room says).
+/// is not as wide as its room says.
 fn len_reads(bytes: &[u8], draws: &[Draw]) -> Option<Vec<LenRead>> {
     let lens = draws.iter().filter(|d| d.kind == DrawKind::Len);
     lens.map(|draw| Some(LenRead { cursor: draw.cursor, span: draw.span.clone(), value: len_value(bytes, draw)? }))
@@ -91,11 +90,11 @@ fn len_reads(bytes: &[u8], draws: &[Draw]) -> Option<Vec<LenRead>> {
 }
 
 /// What a length draw read in `bytes`; `None` when its field does not fit
-/// the model (wider than two bytes, or not as wide as its room says).
+/// the model (not as wide as its room says).
 pub(super) fn len_value(bytes: &[u8], draw: &Draw) -> Option<u64> {
     let room = draw.span.end.checked_sub(draw.cursor)?;
     let field = bytes.get(draw.span.clone())?;
-    (width(room)? == field.len()).then(|| decode(field, (room - field.len()) as u64))
+    (layout::len_width(room) == field.len()).then(|| layout::decode_len(field, (room - field.len()) as u64))
 }
 
 /// The width and room of each kept length once `deleted` is gone and each
@@ -112,7 +111,7 @@ fn settle(deleted: &[Range<usize>], kept: &[LenRead]) -> Option<(Vec<usize>, Vec
             let end = read.span.end - shift.before(read.span.end)?;
             rooms.push(end.checked_sub(read.cursor - shift.before(read.cursor)?)?);
         }
-        let settled: Vec<usize> = rooms.iter().map(|&room| width(room)).collect::<Option<_>>()?;
+        let settled: Vec<usize> = rooms.iter().map(|&room| layout::len_width(room)).collect();
         // Less room never widens a field; if the model says otherwise, cut plainly.
         if settled.iter().zip(kept).any(|(&w, r)| w > r.span.len()) {
             return None;
@@ -153,37 +152,6 @@ impl Shift {
     }
 }
 
-/// The field width `arbitrary_byte_size` takes with `room` bytes left (0
-/// when none is left); `None` for four-byte fields, not modelled.
-pub(super) fn width(room: usize) -> Option<usize> {
-    match room {
-        0 => Some(0),
-        1..=256 => Some(1),
-        257..=65_537 => Some(2),
-        _ => None,
-    }
-}
-
-/// How many of a field's bytes `int_in_range` reads for values up to `max`.
-fn consumed(max: u64, width: usize) -> usize {
-    (0..width).take_while(|&k| max >> (8 * k) > 0).count()
-}
-
-/// What a field reads for values up to `max`.
-pub(super) fn decode(field: &[u8], max: u64) -> u64 {
-    let raw = field[..consumed(max, field.len())].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
-    raw % (max + 1)
-}
-
-/// A field of `width` bytes that reads `value` (at most `max`): the value in
-/// the bytes read, big-endian, zeros after them.
-pub(super) fn encode(value: u64, width: usize, max: u64) -> Vec<u8> {
-    let used = consumed(max, width);
-    let mut field: Vec<u8> = (0..used).rev().map(|k| (value >> (8 * k)) as u8).collect();
-    field.resize(width, 0);
-    field
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,8 +165,8 @@ mod tests {
         let (mut out, mut examples) = (Vec::new(), Vec::new());
         for _ in 0..count {
             let room = back - front;
-            let w = width(room).expect("small inputs");
-            let size = decode(&input[back - w..back], (room - w) as u64) as usize;
+            let w = layout::len_width(room);
+            let size = layout::decode_len(&input[back - w..back], (room - w) as u64) as usize;
             examples.push(Example::new(front..front, back - w..back, "draw:len", 1));
             back -= w;
             examples.push(Example::new(front..front + size, back..back, "draw:bytes", 1));
@@ -211,16 +179,6 @@ mod tests {
     fn case(input: Vec<u8>, count: usize) -> TestCase {
         let examples = strings(&input, count).1;
         TestCase::new(input, examples)
-    }
-
-    #[test]
-    fn fields_read_what_arbitrary_reads() {
-        assert_eq!(decode(&[0x1c], 5), 4, "modulo the room");
-        assert_eq!(decode(&[0x01, 0x02], 300), 258);
-        assert_eq!(decode(&[0x07, 0xff], 255), 7, "a two-byte field with 255 to read uses one byte");
-        assert_eq!(encode(258, 2, 300), [0x01, 0x02]);
-        assert_eq!(encode(7, 2, 255), [0x07, 0x00]);
-        assert_eq!(decode(&encode(4, 1, 9), 9), 4);
     }
 
     #[test]

@@ -11,7 +11,8 @@ use super::draws::typed_order;
 use super::memo::EditMemo;
 use super::oracle::{Oracle, Verdict};
 use super::stats::{Observer, PassStats, Progress, Stats, StopReason};
-use super::testcase::{shortlex, TestCase};
+use super::testcase::TestCase;
+use super::text;
 use super::{ReduceOptions, Reduction};
 
 /// Why a pass step ended early.
@@ -179,9 +180,9 @@ impl<'a> Shrinker<'a> {
     /// or `typed`, in the typed order.
     fn better(&self, candidate: &[u8], typed: bool) -> bool {
         if typed {
-            typed_order(candidate, &self.best.bytes, &self.best.draws).is_lt()
+            typed_order(candidate, &self.best.bytes, &self.best.draws, &self.best.text).is_lt()
         } else {
-            shortlex(candidate, &self.best.bytes).is_lt()
+            text::shortlex(candidate, &self.best.bytes, &self.best.text).is_lt()
         }
     }
 
@@ -394,6 +395,7 @@ fn configured(mut tc: TestCase, options: &ReduceOptions) -> TestCase {
     }
     if !options.draws {
         tc.draws.clear();
+        tc.text.clear();
     }
     tc
 }

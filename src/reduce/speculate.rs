@@ -11,8 +11,19 @@ use super::choice::{ChoiceTree, Chooser, Selection};
 use super::shrinker::{Halt, Shrinker, StepResult};
 
 /// At most this many dry steps per prediction (steps that propose nothing
-/// new cost no test, so a pass can take many of them).
+/// new cost no test, so a pass can take many of them) ...
 const MAX_DRY_STEPS: usize = 4096;
+
+/// ... and at most this many bytes of candidates made by them: each dry step
+/// copies and hashes a candidate the size of the input, so on a 70 KB input
+/// 4096 of them cost the tool a second per prediction while the target
+/// waited (issue 37: 30 tests in a minute).
+const MAX_DRY_BYTES: usize = 4 << 20;
+
+/// How many dry steps a prediction may take on an input of `len` bytes.
+fn max_dry_steps(len: usize) -> usize {
+    (MAX_DRY_BYTES / len.max(1)).clamp(16, MAX_DRY_STEPS)
+}
 
 /// A pass where it stands: what its next steps start from.
 pub(crate) struct Position<'a> {
@@ -36,25 +47,26 @@ pub(crate) fn predict(sh: &mut Shrinker<'_>, passes: &[Position<'_>], mut rng: O
     if limit == 0 {
         return;
     }
+    let max_steps = max_dry_steps(sh.best().len());
     let saved = sh.begin_prediction(limit);
     let mut steps = 0;
     for pass in passes {
-        if steps == MAX_DRY_STEPS || sh.predicted() >= limit {
+        if steps >= max_steps || sh.predicted() >= limit {
             break;
         }
-        dry_run(sh, pass, rng.as_mut(), &mut steps, limit);
+        dry_run(sh, pass, rng.as_mut(), (&mut steps, max_steps), limit);
     }
     sh.end_prediction(saved);
 }
 
 /// Runs `pass`'s steps dry until its choices or failures are used up, `limit`
-/// candidates are collected or `steps` reaches [`MAX_DRY_STEPS`]. The steps
+/// candidates are collected or `steps` reaches its maximum. The steps
 /// see the pass's own statistics, as they do when it runs.
 fn dry_run(
     sh: &mut Shrinker<'_>,
     pass: &Position<'_>,
     mut rng: Option<&mut fastrand::Rng>,
-    steps: &mut usize,
+    (steps, max_steps): (&mut usize, usize),
     limit: usize,
 ) {
     let mut tree = pass.tree.cloned().unwrap_or_else(ChoiceTree::new);
@@ -62,7 +74,7 @@ fn dry_run(
     let mut failures = 0;
     let running = sh.swap_current(pass.stats);
     while !tree.exhausted() && pass.failures_left.map_or(true, |left| failures < left) {
-        if *steps == MAX_DRY_STEPS || sh.predicted() >= limit {
+        if *steps >= max_steps || sh.predicted() >= limit {
             break;
         }
         *steps += 1;

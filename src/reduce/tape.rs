@@ -2,17 +2,21 @@
 //!
 //! `arbitrary` reads most values from the front of what is left and the
 //! lengths of strings and collections from the back, each modulo what is
-//! left then, one or two bytes wide by that room (see [`super::respell`]).
+//! left then, as wide as that room says (`crate::protocol::layout`).
 //! So an input is a sequence of reads ([`Read`]): bytes taken from the front,
 //! and length values taken from the back. Written out ([`write`]), the front
 //! reads follow one another from the start and the lengths go from the end
 //! towards the front, each in the bytes that read its value at its new room.
-//! Reads can then be moved between inputs: [`super::join`] puts one input's
-//! collection elements into another's.
+//! [`shortest`] writes an input's reads in the fewest bytes: no byte the
+//! target never read, no zeros at the end that running out of input reads
+//! anyway, every length as narrow as its room allows. Reads can also be
+//! moved between inputs: [`super::join`] puts one input's collection
+//! elements into another's.
 
 use super::draws::{Draw, DrawKind};
-use super::respell::{encode, len_value, width};
+use super::respell::len_value;
 use super::testcase::TestCase;
+use crate::protocol::layout;
 
 /// One read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,8 +27,8 @@ pub enum Read {
     Len(u64),
 }
 
-/// The reads `tc`'s draws made, in order; `None` when a length field does
-/// not fit the model (four bytes wide, or not as wide as its room says). A
+/// The reads `tc`'s draws made, in order; `None` when a length field is
+/// not as wide as its room says. A
 /// fixed-width integer read short at the end of the input is completed with
 /// zeros (`arbitrary` reads the missing bytes as zeros), so it reads the
 /// same wherever more bytes follow it.
@@ -47,8 +51,7 @@ fn read(bytes: &[u8], draw: &Draw) -> Option<Read> {
 
 /// Bytes that `arbitrary` reads as `reads`, in order: front reads one after
 /// another from the start, each length from the back at the width its room
-/// gives, holding its value. `None` when a length does not fit its room or
-/// needs a four-byte field.
+/// gives, holding its value. `None` when a length does not fit its room.
 pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
     let (widths, total) = settle(reads)?;
     let mut out = vec![0u8; total];
@@ -65,7 +68,7 @@ pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
                 if *value > max {
                     return None;
                 }
-                out[end - w..end].copy_from_slice(&encode(*value, w, max));
+                out[end - w..end].copy_from_slice(&layout::encode_len(*value, w, max));
                 end -= w;
             }
         }
@@ -80,14 +83,15 @@ fn front_len(read: &Read) -> usize {
     }
 }
 
-/// Each length's width once every field is as wide as its room says (the
-/// room counts the fields after it, so until nothing changes), and the
-/// input's size then.
+/// Each length's width once every field is as wide as its room says, the
+/// narrowest such widths (from none up: the room counts the fields after
+/// it, and a wider field only widens those before it), and the input's
+/// size then.
 fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
     let front: usize = reads.iter().map(front_len).sum();
     let count = reads.iter().filter(|r| matches!(r, Read::Len(_))).count();
-    let mut widths = vec![1; count];
-    for _ in 0..8 {
+    let mut widths = vec![0; count];
+    for _ in 0..64 {
         let total = front + widths.iter().sum::<usize>();
         // Rooms from the widths assumed, so that they add up to the total.
         let (mut taken, mut assumed, mut settled) = (0, widths.iter(), Vec::with_capacity(count));
@@ -95,7 +99,7 @@ fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
             match read {
                 Read::Front(bytes) => taken += bytes.len(),
                 Read::Len(_) => {
-                    settled.push(width(total - taken)?);
+                    settled.push(layout::len_width(total - taken));
                     taken += assumed.next()?;
                 }
             }
@@ -108,11 +112,44 @@ fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
     None
 }
 
+/// `tc`'s reads in the fewest bytes ([`write`] after [`drop_zero_tail`]),
+/// and whether that drops more than zeros at the end (bytes never read, or
+/// lengths narrowed); `None` when its lengths do not fit the model.
+pub fn shortest(tc: &TestCase) -> Option<(Vec<u8>, bool)> {
+    let mut reads = reads(tc)?;
+    let compact = write(&reads)?.len() < tc.len();
+    drop_zero_tail(&mut reads, &tc.draws);
+    Some((write(&reads)?, compact))
+}
+
+/// Empties the reads at the end that running out of input gives anyway:
+/// integers read zeros past the end (the last one keeps only its bytes up to
+/// its last non-zero one), a range reads its start, a length zero, contents
+/// nothing. Stops at the first read (from the end) that needs a byte.
+fn drop_zero_tail(reads: &mut [Read], draws: &[Draw]) {
+    for (read, draw) in reads.iter_mut().zip(draws).rev() {
+        let bytes = match read {
+            Read::Len(0) => continue,
+            Read::Len(_) => return,
+            Read::Front(bytes) => bytes,
+        };
+        let zeros = bytes.iter().rev().take_while(|&&b| b == 0).count();
+        match draw.kind {
+            DrawKind::Int { .. } => bytes.truncate(bytes.len() - zeros),
+            DrawKind::Range if zeros == bytes.len() => bytes.clear(),
+            _ => {}
+        }
+        if !bytes.is_empty() {
+            return;
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reduce::respell::decode;
     use crate::reduce::Example;
+    use layout::{decode_len as decode, len_width as width};
 
     #[test]
     fn reads_written_out_read_the_same() {
@@ -153,12 +190,59 @@ mod tests {
         // Read back: each field as wide as what is left says, and the last ends where the contents do.
         let mut left = bytes.len();
         for _ in 0..40 {
-            let w = width(left).expect("small");
+            let w = width(left);
             assert_eq!(decode(&bytes[left - w..left], (left - w) as u64), 0);
             left -= w;
         }
         assert_eq!(left, 230);
         assert_eq!(bytes.len(), 230 + 40 + 14, "the first 14 fields see more than 256 bytes left");
+    }
+
+    /// A `u32`, a string and a flag as `arbitrary` reads them from `bytes`,
+    /// with `unread` bytes nobody reads between the front and the back.
+    fn flag_after_string(text: &[u8], flag: u8, unread: usize) -> TestCase {
+        let mut reads = vec![Read::Front(vec![7, 0, 0, 0]), Read::Len(text.len() as u64), Read::Front(text.to_vec())];
+        reads.push(Read::Front(vec![flag]));
+        let mut bytes = write(&reads).expect("fits");
+        let back = bytes.split_off(4 + text.len() + 1);
+        bytes.extend(std::iter::repeat_n(0xff, unread));
+        // The length written again as wide as the room the unread bytes give it.
+        assert_eq!(back.len(), 1);
+        let width = [1, 2, 4].into_iter().find(|&w| width(bytes.len() + w - 4) == w).expect("a width");
+        let field = layout::encode_len(text.len() as u64, width, (bytes.len() - 4) as u64);
+        let (cursor, len) = (4, bytes.len() + width);
+        bytes.extend(field);
+        let examples = vec![
+            Example::new(0..4, len..len, "draw:le:4", 1),
+            Example::new(cursor..cursor, bytes.len() - width..bytes.len(), "draw:len", 1),
+            Example::new(4..4 + text.len(), len..len, "draw:bytes", 1),
+            Example::new(4 + text.len()..5 + text.len(), len..len, "draw:le:1", 1),
+        ];
+        TestCase::new(bytes, examples)
+    }
+
+    #[test]
+    fn the_shortest_encoding_drops_unread_bytes_and_narrows_lengths_at_every_width() {
+        for unread in [0, 10, 300, 70_000] {
+            let tc = flag_after_string(b"ab", 1, unread);
+            assert_eq!(reads(&tc).expect("fits the model")[1], Read::Len(2), "{unread} unread");
+            let (shortest, compact) = shortest(&tc).expect("fits");
+            assert_eq!(shortest, [7, 0, 0, 0, b'a', b'b', 1, 2], "{unread} unread");
+            assert_eq!(compact, unread > 0, "{unread} unread");
+        }
+    }
+
+    #[test]
+    fn zeros_that_running_out_of_input_reads_are_dropped_from_the_end() {
+        // The flag reads false and the integer's high bytes are zeros: both
+        // read the same from an input that ends before them.
+        let tc = flag_after_string(b"", 0, 0);
+        assert_eq!(shortest(&tc).expect("fits").0, [7]);
+        // A range's bytes stay unless all of them are zero (fewer bytes read otherwise).
+        let reads = vec![Read::Front(vec![1, 0])];
+        let tc = TestCase::new(vec![1, 0], vec![Example::new(0..2, 2..2, "draw:range", 1)]);
+        assert_eq!(write(&reads), Some(vec![1, 0]));
+        assert_eq!(shortest(&tc).expect("fits").0, [1, 0]);
     }
 
     #[test]

@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::draws::{draws_of, Draw, DRAW_LABEL};
+use super::draws::{draws_of, Draw, DrawKind, DRAW_LABEL};
 
 /// The name of the type an example was built as (for `arbitrary`, `std::any::type_name`).
 pub type Label = Arc<str>;
@@ -70,6 +70,9 @@ pub struct TestCase {
     pub examples: Vec<Example>,
     /// The primitive reads (`draw:*` examples), in the order they were made.
     pub draws: Vec<Draw>,
+    /// The spans of string contents (`draw:bytes` reads), sorted: their
+    /// bytes compare as characters ([`super::text`]).
+    pub text: Vec<Range<usize>>,
     /// `parents[i]` is the index of the smallest example enclosing example `i`.
     parents: Vec<Option<usize>>,
     /// Each parent's direct children in input order (top-level examples first).
@@ -84,6 +87,7 @@ impl TestCase {
     pub fn new(bytes: Vec<u8>, mut examples: Vec<Example>) -> Self {
         examples.retain(|e| e.fits(bytes.len()));
         let draws = draws_of(&examples);
+        let text = text_spans(&draws);
         examples.retain(|e| !e.label.starts_with(DRAW_LABEL));
         // Stable: equal keys keep the recording order.
         examples.sort_by_key(|e| (e.front.start, e.depth));
@@ -118,7 +122,7 @@ impl TestCase {
             groups.remove(0);
             place.iter_mut().for_each(|(g, _)| *g -= 1);
         }
-        TestCase { bytes, examples, draws, parents, groups, place }
+        TestCase { bytes, examples, draws, text, parents, groups, place }
     }
 
     /// The input length.
@@ -139,19 +143,24 @@ impl TestCase {
         self.examples.is_empty() && self.draws.is_empty()
     }
 
-    /// Per byte, whether its value is left to `lower-draws`: a byte of a
-    /// number on an input that draws alone describe. There the number is
-    /// lowered by value (zero, one, half, one less), and a byte of a `u64`
-    /// zeroed or one less is only another value, a guess that pays as often
-    /// as any other where the bug is a hash of the list (messy: 382.8 ->
-    /// 238.8 tests a list over 100 lists) and never where it is not. All
-    /// false elsewhere: every byte is lowered byte by byte.
+    /// Per byte, whether its value is left to a pass that lowers it by
+    /// what it means rather than byte by byte. A byte of a number on an
+    /// input that draws alone describe: `lower-draws` lowers the number by
+    /// value (zero, one, half, one less), and a byte of a `u64` zeroed or
+    /// one less is only another value, a guess that pays as often as any
+    /// other where the bug is a hash of the list (messy: 382.8 -> 238.8
+    /// tests a list over 100 lists) and never where it is not. And a
+    /// character of a string: `lower-chars` lowers it toward `'0'`, where
+    /// byte lowering goes toward NUL and tried the same characters again.
     pub fn lowered_by_value(&self) -> Vec<bool> {
         let mut mask = vec![false; self.len()];
         if self.draws_only() {
             for d in self.draws.iter().filter(|d| d.is_numeric()) {
                 mask.get_mut(d.span.clone()).into_iter().flatten().for_each(|m| *m = true);
             }
+        }
+        for span in &self.text {
+            mask.get_mut(span.clone()).into_iter().flatten().for_each(|m| *m = true);
         }
         mask
     }
@@ -193,6 +202,15 @@ impl TestCase {
         };
         lower.min(start)..start
     }
+}
+
+/// The non-empty contents spans among `draws`, sorted and disjoint.
+fn text_spans(draws: &[Draw]) -> Vec<Range<usize>> {
+    let mut spans: Vec<Range<usize>> =
+        draws.iter().filter(|d| d.kind == DrawKind::Bytes && !d.span.is_empty()).map(|d| d.span.clone()).collect();
+    spans.sort_by_key(|s| s.start);
+    spans.dedup_by(|next, kept| next.start < kept.end);
+    spans
 }
 
 /// Shortlex: shorter is better, then lexicographically smaller.

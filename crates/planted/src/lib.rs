@@ -20,6 +20,7 @@ pub mod commands;
 pub mod config;
 pub mod count;
 pub mod deep_tree;
+pub mod doc;
 pub mod image;
 pub mod indexed;
 pub mod lists;

@@ -55,6 +55,12 @@
 //! child copies the input out, runs the target and writes its result; the
 //! client reads the result after `Finished`. The pipes order these steps, so
 //! the two sides never touch the same bytes at the same time.
+//!
+//! # `arbitrary`'s layout ([`layout`])
+//!
+//! Not part of the wire, but agreed on by everyone who reads or writes typed
+//! inputs: the width of a size field read from the back, and how it reads.
+//! The reducer, its tests and the sample generators take it from here.
 
 #![deny(missing_docs)]
 
@@ -62,6 +68,7 @@
 // (`#[path]`, so that its package carries them): name this crate's root
 // `super::` in the submodules, never `crate::`.
 pub mod known;
+pub mod layout;
 pub mod message;
 pub mod shm;
 pub mod start;

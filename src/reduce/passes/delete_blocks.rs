@@ -12,14 +12,19 @@ use super::grow;
 /// block ending at `i` that keeps the input interesting: one test when even
 /// byte `i` alone must stay, O(log k) tests to delete `k` bytes. Growing the
 /// block backwards matches the order of the sweep, so the bytes after `i`
-/// (already visited) are never retried.
+/// (already visited) are never retried, and an index whose byte the next
+/// one repeats is skipped (deleting either gives the same bytes).
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     if sh.best().draws_only() {
         return whole_draws(sh, chooser);
     }
-    let bytes = sh.best().bytes.clone();
-    let i = chooser.choose(bytes.len(), |_| true)?;
-    let deleted = grow(sh, |k| (k <= i + 1).then(|| delete_range(&bytes, i + 1 - k..i + 1)))?;
+    let best = sh.shared();
+    // In a run of equal bytes, deleting one of them is deleting the next:
+    // that candidate was just tried (a run of padding made every step a
+    // cache hit that cost the tool a copy and a hash of the whole input).
+    let repeats = |i: usize| best.bytes.get(i + 1).is_some_and(|next| *next == best.bytes[i]);
+    let i = chooser.choose(best.len(), |i| !repeats(i))?;
+    let deleted = grow(sh, |k| (k <= i + 1).then(|| delete_range(&best.bytes, i + 1 - k..i + 1)))?;
     if deleted > 0 {
         // Continue just before the deleted block; from the top when it reached the start.
         chooser.resume_at(vec![(i + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);

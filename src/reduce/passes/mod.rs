@@ -8,12 +8,14 @@
 
 mod adjust;
 mod alike;
+mod chars;
 mod chunks;
 mod clone;
 mod contents;
 mod delete_blocks;
 mod delete_examples;
 mod draws;
+mod encoding;
 mod ends;
 mod lengths;
 mod lower;
@@ -70,6 +72,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
+    PassDef { name: "shortest-encoding", tier: Tier::Delete, guarantee: false, step: encoding::shortest },
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
     PassDef { name: "delete-record-runs", tier: Tier::Shrink, guarantee: false, step: records::delete_runs },
@@ -89,6 +92,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "shrink-products", tier: Tier::Shrink, guarantee: false, step: products::step },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
+    PassDef { name: "lower-chars", tier: Tier::Lower, guarantee: false, step: chars::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
     PassDef { name: "lower-integers", tier: Tier::Lower, guarantee: false, step: lower::integers },
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },

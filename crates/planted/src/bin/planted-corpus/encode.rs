@@ -15,6 +15,7 @@
 //! so the closing booleans always fit and the input decodes to exactly the
 //! values written (the round trips in `typed/*.rs` check it).
 
+use crate::layout;
 use crate::mutate::{self, Rng};
 
 /// The bytes left unread that every input keeps at most, for its closing booleans.
@@ -124,24 +125,20 @@ impl Encoder {
 
 /// The bytes `arbitrary_byte_size` reads as `len` when `left` bytes are left (None if it cannot).
 ///
-/// Its width is 1 byte up to 256 bytes left, 2 up to 65,538, else 4; the value is
-/// read big-endian from as many of them as the range `0..=left - width` needs,
-/// modulo the range's size; the width's other bytes are consumed but not read.
+/// Its width is as `cmc_protocol::layout` says; the value is read big-endian
+/// from as many of its bytes as the range `0..=left - width` needs, modulo the
+/// range's size; the width's other bytes are consumed but not read.
 fn length_field(left: usize, len: usize, rng: &mut Rng) -> Option<Vec<u8>> {
     if left == 0 {
         return (len == 0).then(Vec::new);
     }
-    let width = match left {
-        0..=256 => 1,
-        257..=65_538 => 2,
-        _ => 4,
-    };
+    let width = layout::len_width(left);
     let max = left - width;
     if len > max {
         return None;
     }
-    let used = (0..width).take_while(|&i| (max as u64) >> (8 * i) > 0).count();
-    let mut field = (len as u64).to_be_bytes()[8 - used..].to_vec();
+    let used = layout::bytes_read(max as u64, width);
+    let mut field = layout::encode_len(len as u64, used, max as u64);
     field.extend(rng.bytes(width - used));
     Some(field)
 }

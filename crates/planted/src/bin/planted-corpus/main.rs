@@ -38,6 +38,12 @@ mod frame;
 mod mutate;
 #[path = "../planted-artifacts/sha1.rs"]
 mod sha1;
+// `arbitrary`'s layout rules, from their one home (the protocol crate, which
+// this package does not depend on: `fuzz/` builds it beside the harness's own copy).
+#[cfg(feature = "arbitrary")]
+#[allow(dead_code)]
+#[path = "../../../../protocol/src/layout.rs"]
+mod layout;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,0 +1,71 @@
+//! How `arbitrary` (1.x) lays a value out in its input: the one place the
+//! reducer, its tests and the sample generators take the rules from.
+//!
+//! Most reads take bytes from the front. A string's or a collection's size
+//! is read from the back of what is left (`Unstructured::arbitrary_byte_size`)
+//! in a field whose width depends on how much is left then ([`len_width`]):
+//! 1 byte while at most 256 bytes are left, 2 while at most 65,537 are, 4
+//! while at most 2^32 + 3 are, then 8. The field is read as
+//! `int_in_range(0..=left - width)`: big-endian, only as many of its bytes
+//! as that range needs ([`bytes_read`]), modulo the range's size.
+
+/// The width of a size field read with `left` bytes left: 0 when none is
+/// left (the size is 0 and nothing is read), 1 when one is (it is read, and
+/// the size is 0), then 1, 2, 4 or 8 by the room.
+pub fn len_width(left: usize) -> usize {
+    match left as u64 {
+        0 => 0,
+        1..=256 => 1,
+        257..=65_537 => 2,
+        65_538..=4_294_967_299 => 4,
+        _ => 8,
+    }
+}
+
+/// How many of a size field's `width` bytes `int_in_range(0..=max)` reads:
+/// one per byte `max` needs.
+pub fn bytes_read(max: u64, width: usize) -> usize {
+    (0..width.min(8)).take_while(|&k| max >> (8 * k) > 0).count()
+}
+
+/// The size a field of bytes `field` reads when sizes up to `max` are possible.
+pub fn decode_len(field: &[u8], max: u64) -> u64 {
+    let used = bytes_read(max, field.len());
+    let raw = field[..used].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
+    raw.checked_rem(max.wrapping_add(1)).unwrap_or(raw)
+}
+
+/// A field of `width` bytes that reads `value` (at most `max`): the value in
+/// the bytes read, big-endian, zeros after them.
+pub fn encode_len(value: u64, width: usize, max: u64) -> Vec<u8> {
+    let used = bytes_read(max, width);
+    let mut field: Vec<u8> = (0..used).rev().map(|k| (value >> (8 * k)) as u8).collect();
+    field.resize(width, 0);
+    field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widths_change_where_arbitrary_changes_them() {
+        let widths: Vec<usize> = [0, 1, 2, 256, 257, 65_537, 65_538, 70_000].map(len_width).to_vec();
+        assert_eq!(widths, [0, 1, 1, 1, 2, 2, 4, 4]);
+    }
+
+    #[test]
+    fn fields_read_only_the_bytes_their_range_needs() {
+        assert_eq!(decode_len(&[0x1c], 5), 4, "modulo the room");
+        assert_eq!(decode_len(&[0x01, 0x02], 300), 258);
+        assert_eq!(decode_len(&[0x07, 0xff], 255), 7, "one byte of two read for sizes up to 255");
+        assert_eq!(decode_len(&[0x00, 0x01, 0x11, 0xff], 70_000), 0x111);
+        assert_eq!(decode_len(&[0x42], 0), 0);
+        assert_eq!(encode_len(258, 2, 300), [0x01, 0x02]);
+        assert_eq!(encode_len(7, 2, 255), [0x07, 0x00]);
+        assert_eq!(encode_len(0x111, 4, 70_000), [0x00, 0x01, 0x11, 0x00]);
+        for (value, width, max) in [(4, 1, 9), (65_000, 2, 65_535), (69_999, 4, 70_000)] {
+            assert_eq!(decode_len(&encode_len(value, width, max), max), value);
+        }
+    }
+}

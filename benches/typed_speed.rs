@@ -1,0 +1,219 @@
+//! Tests per second on large inputs, typed and raw, side by side: whether the tool's own work per candidate grows with the input only as the input does.
+//!
+//! ```text
+//! cargo bench --bench typed_speed              # 1, 10, 100 and 1,000 KB
+//! cargo bench --bench typed_speed -- 100       # one size (KB)
+//! BENCH_BIN=/path/to/cargo-minimize-crash cargo bench --bench typed_speed   # another build of the tool
+//! BENCH_KEEP=/tmp/inputs cargo bench --bench typed_speed   # keep the inputs there (to profile a run)
+//! ```
+//!
+//! - **typed**: the `doc` target (`planted::doc`, a derived `Doc` of blocks
+//!   rendered and parsed back) on a document of random paragraphs, headings
+//!   and lists with its bug (a loose definition after a one-letter term) in
+//!   the middle, every byte read: written here as `arbitrary` 1.5 reads it
+//!   (`cmc_protocol::layout` for the lengths), so lengths are one, two or
+//!   four bytes wide by the size.
+//! - **raw**: the `tlv` sample with random bytes appended to the same size.
+//!
+//! Each is minimized once by the real binary in harness mode from the
+//! repository root (`--json`, `--max-time 120`); the figures come from its
+//! summary: tests, the reduction's seconds, tests per second, the result's
+//! size. Goal (issue 37): at least 500 tests/s at 100 KB typed, on this
+//! 2-core machine, for a target that takes well under a millisecond. Run
+//! without `--bench` (as `cargo test --benches` does) it only checks the
+//! inputs it would write.
+
+#[path = "support/summary.rs"]
+mod summary;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use cargo_minimize_crash::protocol::layout;
+use serde_json::Value;
+
+const SIZES_KB: [usize; 4] = [1, 10, 100, 1000];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn binary() -> PathBuf {
+    std::env::var_os("BENCH_BIN")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_cargo-minimize-crash")), PathBuf::from)
+}
+
+/// One read `arbitrary` makes: bytes from the front, or a length from the back.
+enum Read {
+    Front(Vec<u8>),
+    Len(usize),
+}
+
+/// The bytes that `arbitrary` reads as `reads`: front reads in order, each
+/// length at the back in the narrowest width its room allows.
+fn write(reads: &[Read]) -> Vec<u8> {
+    let front: usize = reads.iter().map(|r| if let Read::Front(b) = r { b.len() } else { 0 }).sum();
+    let mut widths = vec![0; reads.iter().filter(|r| matches!(r, Read::Len(_))).count()];
+    loop {
+        let total = front + widths.iter().sum::<usize>();
+        let (mut taken, mut i, mut settled) = (0, 0, Vec::new());
+        for read in reads {
+            match read {
+                Read::Front(bytes) => taken += bytes.len(),
+                Read::Len(_) => {
+                    settled.push(layout::len_width(total - taken));
+                    taken += widths[i];
+                    i += 1;
+                }
+            }
+        }
+        if settled == widths {
+            break;
+        }
+        widths = settled;
+    }
+    let total = front + widths.iter().sum::<usize>();
+    let (mut out, mut end, mut lens) = (Vec::with_capacity(total), total, widths.iter());
+    let mut back = Vec::new();
+    for read in reads {
+        match read {
+            Read::Front(bytes) => out.extend_from_slice(bytes),
+            Read::Len(value) => {
+                let w = *lens.next().expect("a width per length");
+                let max = (end - out.len() - w) as u64;
+                assert!(*value as u64 <= max, "a length that fits");
+                back.push(layout::encode_len(*value as u64, w, max));
+                end -= w;
+            }
+        }
+    }
+    back.iter().rev().for_each(|field| out.extend_from_slice(field));
+    out
+}
+
+fn string(reads: &mut Vec<Read>, text: &str) {
+    reads.push(Read::Len(text.len()));
+    reads.push(Read::Front(text.as_bytes().to_vec()));
+}
+
+fn words(rng: &mut fastrand::Rng, n: usize) -> String {
+    const WORDS: [&str; 8] = ["lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit"];
+    (0..n).map(|_| WORDS[rng.usize(..WORDS.len())]).collect::<Vec<_>>().join(" ")
+}
+
+/// A noise block: a paragraph, a heading or a list (variant tags 0 to 2 of 4).
+fn noise_block(rng: &mut fastrand::Rng, reads: &mut Vec<Read>) {
+    reads.push(Read::Front(vec![1]));
+    let variant = rng.u32(..3);
+    reads.push(Read::Front((variant << 30).to_le_bytes().to_vec()));
+    match variant {
+        0 => {
+            let n = rng.usize(3..40);
+            string(reads, &words(rng, n));
+        }
+        1 => {
+            reads.push(Read::Front(vec![rng.u8(..6)]));
+            let n = rng.usize(1..6);
+            string(reads, &words(rng, n));
+        }
+        _ => {
+            for _ in 0..rng.usize(1..6) {
+                reads.push(Read::Front(vec![1]));
+                let n = rng.usize(1..8);
+                string(reads, &words(rng, n));
+            }
+            reads.push(Read::Front(vec![0]));
+        }
+    }
+}
+
+/// A `Doc` of about `size` bytes, every byte read, with the bug in the middle.
+fn typed_input(size: usize) -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(37);
+    let mut reads = vec![Read::Front(4096u32.to_le_bytes().to_vec()), Read::Front(vec![0])];
+    let mut bug = false;
+    // Each block's bytes: its reads, and each length's field as wide as at the input's size.
+    let field = layout::len_width(size);
+    let mut written = 5;
+    while written < size {
+        let before = reads.len();
+        if !bug && written >= size / 2 {
+            bug = true;
+            reads.extend([Read::Front(vec![1]), Read::Front(0xc000_0000u32.to_le_bytes().to_vec())]);
+            string(&mut reads, "a");
+            reads.push(Read::Front(vec![1]));
+            string(&mut reads, "x\n\ny");
+            reads.push(Read::Front(vec![0]));
+        } else {
+            noise_block(&mut rng, &mut reads);
+        }
+        written += reads[before..].iter().map(|r| if let Read::Front(b) = r { b.len() } else { field }).sum::<usize>();
+    }
+    reads.push(Read::Front(vec![0]));
+    write(&reads)
+}
+
+/// The `tlv` sample with random bytes appended up to `size`.
+fn raw_input(size: usize) -> Vec<u8> {
+    let dir = root().join("corpus-samples/tlv");
+    let crash = std::fs::read_dir(&dir)
+        .expect("corpus-samples/tlv")
+        .map(|e| e.expect("an entry").path())
+        .find(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("crash-")))
+        .expect("the tlv sample");
+    let mut bytes = std::fs::read(crash).expect("read the tlv sample");
+    let mut rng = fastrand::Rng::with_seed(37);
+    while bytes.len() < size {
+        bytes.push(rng.u8(..));
+    }
+    bytes
+}
+
+fn minimize(target: &str, input: &[u8]) -> Value {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let crash = dir.path().join("crash");
+    std::fs::write(&crash, input).expect("write the input");
+    if let Some(keep) = std::env::var_os("BENCH_KEEP") {
+        std::fs::write(Path::new(&keep).join(format!("{target}-{}", input.len())), input).expect("keep the input");
+    }
+    let out = Command::new(binary())
+        .current_dir(root())
+        .args(["--json", "-q", "--no-verify-libfuzzer", "--max-time", "120", "-o"])
+        .arg(dir.path().join("min"))
+        .arg(target)
+        .arg(&crash)
+        .output()
+        .expect("run cargo-minimize-crash");
+    summary::json_summary(&out, &format!("minimizing {target} ({} bytes)", input.len()))
+}
+
+fn row(kind: &str, size_kb: usize, summary: &Value) -> String {
+    let (tests, seconds) = (summary["tests"].as_u64().unwrap_or(0), summary["seconds"].as_f64().unwrap_or(0.0));
+    format!(
+        "| {kind} | {size_kb} | {} | {tests} | {seconds:.2} | {:.0} | {} | {} |",
+        summary["initial_size"],
+        tests as f64 / seconds.max(1e-6),
+        summary["final_size"],
+        summary["stop_reason"].as_str().unwrap_or("?"),
+    )
+}
+
+fn main() {
+    let benching = std::env::args().any(|a| a == "--bench");
+    let filter: Option<usize> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).find_map(|a| a.parse().ok());
+    let sizes: Vec<usize> = SIZES_KB.into_iter().filter(|s| filter.map_or(true, |f| f == *s)).collect();
+    for &kb in &sizes {
+        let typed = typed_input(kb * 1024);
+        assert!(typed.len().abs_diff(kb * 1024) < kb * 1024 / 20 + 512, "{kb} KB: {} bytes", typed.len());
+    }
+    if !benching {
+        println!("typed_speed: inputs of {sizes:?} KB written; run with `cargo bench --bench typed_speed`");
+        return;
+    }
+    println!("| input | KB | bytes | tests | seconds | tests/s | result | stop |");
+    println!("|---|--:|--:|--:|--:|--:|--:|---|");
+    for &kb in &sizes {
+        println!("{}", row("typed (doc)", kb, &minimize("doc", &typed_input(kb * 1024))));
+        println!("{}", row("raw (tlv)", kb, &minimize("tlv", &raw_input(kb * 1024))));
+    }
+}

@@ -25,7 +25,9 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let (len, contents) = (&tc.draws[i - 1], &tc.draws[i]);
     let from_back = chooser.choose(2, |_| true)? == 1;
     let size = contents.span.len();
+    let text = std::str::from_utf8(&tc.bytes[contents.span.clone()]).ok();
     grow(sh, |k| {
+        let k = whole_chars(text, k, from_back);
         if k > size {
             return None;
         }
@@ -38,6 +40,17 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         Some(replace_ranges(&tc.bytes, &[(cut, &[]), (len.span.clone(), &written)]))
     })?;
     Ok(())
+}
+
+/// `k` bytes at one end of a string's contents, or more, to the next
+/// character boundary: cutting into a character leaves bytes that are not
+/// UTF-8, which `arbitrary` stops the string at (url 2.2.0's result kept
+/// `"a://\u{80}"`: neither byte of the character could go alone). Raw
+/// contents (`None`) take `k` as it is.
+fn whole_chars(text: Option<&str>, k: usize, from_back: bool) -> usize {
+    let Some(text) = text else { return k };
+    let at = |k: usize| if from_back { text.len().checked_sub(k) } else { Some(k) };
+    (k..=text.len()).find(|&k| at(k).is_some_and(|i| text.is_char_boundary(i))).unwrap_or(k)
 }
 
 /// Chooses contents read right after their length whose length draw is not
@@ -120,6 +133,15 @@ mod tests {
         };
         assert_eq!(run("spell-lengths", b"abcXY\x09", oracle), b"abcXY\x03");
         assert_eq!(tests, 2, "the input's own run, then one test");
+    }
+
+    #[test]
+    fn a_character_goes_whole_from_either_end() {
+        let text = Some("a\u{80}b\u{e9}");
+        assert_eq!(super::whole_chars(text, 1, true), 2, "é is two bytes");
+        assert_eq!(super::whole_chars(text, 3, true), 3);
+        assert_eq!(super::whole_chars(text, 2, false), 3, "\u{80} is two bytes");
+        assert_eq!(super::whole_chars(None, 1, true), 1, "raw contents");
     }
 
     #[test]

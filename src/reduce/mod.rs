@@ -22,6 +22,8 @@ mod stats;
 mod tape;
 mod testcase;
 pub mod text;
+#[cfg(test)]
+mod typed_properties;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -64,6 +64,7 @@ pub(crate) struct PassDef {
 
 /// Every pass, in their initial order.
 pub(crate) static PASSES: &[PassDef] = &[
+    PassDef { name: "shortest-encoding", tier: Tier::Delete, guarantee: false, step: encoding::shortest_early },
     PassDef { name: "spell-lengths", tier: Tier::Delete, guarantee: false, step: contents::spell_lengths },
     PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::zero },
     PassDef { name: "least-values", tier: Tier::Delete, guarantee: false, step: zero_values::least },
@@ -72,9 +73,9 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
-    PassDef { name: "shortest-encoding", tier: Tier::Delete, guarantee: false, step: encoding::shortest },
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
+    PassDef { name: "shortest-encoding-any", tier: Tier::Shrink, guarantee: false, step: encoding::shortest },
     PassDef { name: "delete-record-runs", tier: Tier::Shrink, guarantee: false, step: records::delete_runs },
     PassDef { name: "keep-ends", tier: Tier::Shrink, guarantee: false, step: ends::step },
     PassDef { name: "replace-with-simpler", tier: Tier::Shrink, guarantee: false, step: clone::step },

@@ -173,7 +173,7 @@ fn minimize(target: &str, input: &[u8]) -> Value {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let crash = dir.path().join("crash");
     std::fs::write(&crash, input).expect("write the input");
-    if let Some(keep) = std::env::var_os("BENCH_KEEP") {
+    if let Some(keep) = std::env::var_os("BENCH_KEEP").filter(|dir| !dir.is_empty()) {
         std::fs::write(Path::new(&keep).join(format!("{target}-{}", input.len())), input).expect("keep the input");
     }
     let out = Command::new(binary())

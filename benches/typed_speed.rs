@@ -207,7 +207,7 @@ fn main() {
         assert!(typed.len().abs_diff(kb * 1024) < kb * 1024 / 20 + 512, "{kb} KB: {} bytes", typed.len());
     }
     if !benching {
-        println!("typed_speed: inputs of {sizes:?} KB written; run with `cargo bench --bench typed_speed`");
+        println!("typed_speed: inputs of {sizes:?} KB checked; run with `cargo bench --bench typed_speed`");
         return;
     }
     println!("| input | KB | bytes | tests | seconds | tests/s | result | stop |");

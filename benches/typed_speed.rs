@@ -10,8 +10,8 @@
 //! - **typed**: the `doc` target (`planted::doc`, a derived `Doc` of blocks
 //!   rendered and parsed back) on a document of random paragraphs, headings
 //!   and lists with its bug (a loose definition after a one-letter term) in
-//!   the middle, every byte read: written here as `arbitrary` 1.5 reads it
-//!   (`cmc_protocol::layout` for the lengths), so lengths are one, two or
+//!   the middle, every byte read: written as `arbitrary` 1.5 reads it
+//!   (`reduce::tape::write`), so lengths are one, two or
 //!   four bytes wide by the size.
 //! - **raw**: the `tlv` sample with random bytes appended to the same size.
 //!
@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cargo_minimize_crash::protocol::layout;
+use cargo_minimize_crash::reduce::tape::{self, Read};
 use serde_json::Value;
 
 const SIZES_KB: [usize; 4] = [1, 10, 100, 1000];
@@ -43,56 +44,14 @@ fn binary() -> PathBuf {
         .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_cargo-minimize-crash")), PathBuf::from)
 }
 
-/// One read `arbitrary` makes: bytes from the front, or a length from the back.
-enum Read {
-    Front(Vec<u8>),
-    Len(usize),
-}
-
-/// The bytes that `arbitrary` reads as `reads`: front reads in order, each
-/// length at the back in the narrowest width its room allows.
+/// The bytes that `arbitrary` reads as `reads` (`tape::write`: each
+/// length as narrow as its room allows).
 fn write(reads: &[Read]) -> Vec<u8> {
-    let front: usize = reads.iter().map(|r| if let Read::Front(b) = r { b.len() } else { 0 }).sum();
-    let mut widths = vec![0; reads.iter().filter(|r| matches!(r, Read::Len(_))).count()];
-    loop {
-        let total = front + widths.iter().sum::<usize>();
-        let (mut taken, mut i, mut settled) = (0, 0, Vec::new());
-        for read in reads {
-            match read {
-                Read::Front(bytes) => taken += bytes.len(),
-                Read::Len(_) => {
-                    settled.push(layout::len_width(total - taken));
-                    taken += widths[i];
-                    i += 1;
-                }
-            }
-        }
-        if settled == widths {
-            break;
-        }
-        widths = settled;
-    }
-    let total = front + widths.iter().sum::<usize>();
-    let (mut out, mut end, mut lens) = (Vec::with_capacity(total), total, widths.iter());
-    let mut back = Vec::new();
-    for read in reads {
-        match read {
-            Read::Front(bytes) => out.extend_from_slice(bytes),
-            Read::Len(value) => {
-                let w = *lens.next().expect("a width per length");
-                let max = (end - out.len() - w) as u64;
-                assert!(*value as u64 <= max, "a length that fits");
-                back.push(layout::encode_len(*value as u64, w, max));
-                end -= w;
-            }
-        }
-    }
-    back.iter().rev().for_each(|field| out.extend_from_slice(field));
-    out
+    tape::write(reads).expect("every length fits its room")
 }
 
 fn string(reads: &mut Vec<Read>, text: &str) {
-    reads.push(Read::Len(text.len()));
+    reads.push(Read::Len(text.len() as u64));
     reads.push(Read::Front(text.as_bytes().to_vec()));
 }
 

@@ -150,13 +150,9 @@ impl<'a> Cursor<'a> {
         let width = layout::len_width(rem);
         let max = (rem - width) as u64;
         let start = self.back - width;
-        let mut value: u64 = 0;
-        for &b in &self.data[start..start + layout::bytes_read(max, width)] {
-            value = (value << 8) | u64::from(b);
-        }
+        let value = layout::decode_len(&self.data[start..self.back], max);
         self.back = start;
-        // `max + 1` cannot overflow: `max` is at most `usize::MAX - 8`.
-        (value % (max + 1)) as usize
+        value as usize
     }
 
     /// A byte string as `arbitrary` reads `&[u8]`: a [`byte_size`](Self::byte_size)
@@ -655,9 +651,8 @@ impl Writer {
         let limit = if used >= 8 { u64::MAX } else { (1 << (8 * used)) - 1 };
         let wraps = self.rng.u64(0..=(limit - v as u64) / (max + 1));
         let x = v as u64 + wraps * (max + 1);
-        for i in 0..used {
-            self.buf[start as usize + i] = (x >> (8 * (used - 1 - i))) as u8;
-        }
+        let start = start as usize;
+        self.buf[start..start + used].copy_from_slice(&layout::encode_len(x, used, max));
     }
 
     fn bytes(&mut self, bytes: &[u8]) {

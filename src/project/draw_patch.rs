@@ -52,7 +52,8 @@ pub const UNSTRUCTURED: &str = "src/unstructured.rs";
 /// Every label a draw is recorded with (the reducer parses them: keep in step
 /// with `src/reduce/draws.rs`). `fill_buffer` gives `draw:le:<width>` for the
 /// widths of Rust's integers and `draw:le` for any other buffer length (the
-/// runtime's `draw_fill` spells them; the others are in [`WRAPPERS`]).
+/// runtime's `draw_fill` takes them from `cmc_protocol::layout::fill_label`;
+/// the others are in [`WRAPPERS`]).
 pub const LABELS: [&str; 9] = [
     "draw:le:1",
     "draw:le:2",
@@ -347,14 +348,17 @@ mod tests {
     }
 
     /// Every label the reducer parses is spelled where a draw is recorded:
-    /// in the wrappers, or for a fill (labelled by its width) in the runtime.
+    /// in the wrappers, or for a fill (labelled by its width) by
+    /// `layout::fill_label`, which the runtime's `draw_fill` calls.
     #[test]
     fn every_label_is_recorded_by_the_wrappers_or_the_runtime() {
         let (_, runtime) =
             super::super::embedded::RUNTIME.files.iter().find(|(name, _)| *name == "examples.rs").unwrap();
+        assert!(runtime.contains("layout::fill_label(width)"));
+        let fills: Vec<&str> = (0..=32).map(crate::protocol::layout::fill_label).collect();
         for label in LABELS {
             let quoted = format!("\"{label}\"");
-            assert!(WRAPPERS.contains(&quoted) || runtime.contains(&quoted), "{label}");
+            assert!(WRAPPERS.contains(&quoted) || fills.contains(&label), "{label}");
         }
     }
 

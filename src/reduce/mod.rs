@@ -19,7 +19,7 @@ mod scheduler;
 mod shrinker;
 mod speculate;
 mod stats;
-mod tape;
+pub mod tape;
 mod testcase;
 pub mod text;
 #[cfg(test)]

@@ -53,7 +53,14 @@ fn read(bytes: &[u8], draw: &Draw) -> Option<Read> {
 /// another from the start, each length from the back at the width its room
 /// gives, holding its value. `None` when a length does not fit its room.
 pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
-    let (widths, total) = settle(reads)?;
+    write_padded(reads, &[])
+}
+
+/// [`write`] with `pad` between the last front read and the first length
+/// field: bytes nobody reads, which count in every length's room (tests
+/// build a value's padded inputs with it).
+pub fn write_padded(reads: &[Read], pad: &[u8]) -> Option<Vec<u8>> {
+    let (widths, total) = settle(reads, pad.len())?;
     let mut out = vec![0u8; total];
     let (mut cursor, mut end, mut lens) = (0, total, widths.iter());
     for read in reads {
@@ -73,6 +80,7 @@ pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
             }
         }
     }
+    out[cursor..end].copy_from_slice(pad);
     Some(out)
 }
 
@@ -86,9 +94,9 @@ fn front_len(read: &Read) -> usize {
 /// Each length's width once every field is as wide as its room says, the
 /// narrowest such widths (from none up: the room counts the fields after
 /// it, and a wider field only widens those before it), and the input's
-/// size then.
-fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
-    let front: usize = reads.iter().map(front_len).sum();
+/// size then, with `pad` unread bytes between the front reads and the fields.
+fn settle(reads: &[Read], pad: usize) -> Option<(Vec<usize>, usize)> {
+    let front = reads.iter().map(front_len).sum::<usize>() + pad;
     let count = reads.iter().filter(|r| matches!(r, Read::Len(_))).count();
     let mut widths = vec![0; count];
     for _ in 0..64 {
@@ -117,7 +125,7 @@ fn settle(reads: &[Read]) -> Option<(Vec<usize>, usize)> {
 /// lengths narrowed); `None` when its lengths do not fit the model.
 pub fn shortest(tc: &TestCase) -> Option<(Vec<u8>, bool)> {
     let mut reads = reads(tc)?;
-    let compact = write(&reads)?.len() < tc.len();
+    let compact = settle(&reads, 0)?.1 < tc.len();
     drop_zero_tail(&mut reads, &tc.draws);
     Some((write(&reads)?, compact))
 }

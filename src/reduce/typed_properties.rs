@@ -14,8 +14,9 @@ use std::fmt;
 use std::ops::Range;
 use std::time::Instant;
 
-use super::{reduce_with, tape, Example, Quiet, ReduceOptions, StopReason, TestCase, Verdict};
-use crate::protocol::layout::{decode_len, encode_len, len_width};
+use super::tape::{self, Read};
+use super::{reduce_with, Example, Quiet, ReduceOptions, StopReason, TestCase, Verdict};
+use crate::protocol::layout::{decode_len, fill_label, len_width};
 
 /// The widths of Rust's integers (`u8` to `u128`) in bytes.
 const WIDTHS: [usize; 5] = [1, 2, 4, 8, 16];
@@ -397,15 +398,6 @@ fn add_noise(rng: &mut fastrand::Rng, value: &mut Val, ty: &Ty, path: Option<&[S
     }
 }
 
-/// One read `arbitrary` makes.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Read {
-    /// Bytes from the front.
-    Front(Vec<u8>),
-    /// A length from the back: its value.
-    Len(u64),
-}
-
 /// The least variant tag `#[derive(Arbitrary)]` reads as variant `v` of `n`
 /// (`(tag * n) >> 32 == v`).
 fn tag(v: usize, n: usize) -> u32 {
@@ -444,64 +436,10 @@ fn reads_of(value: &Val, ty: &Ty, out: &mut Vec<Read>) {
     }
 }
 
-/// How many bytes the front reads take.
-fn front_bytes(reads: &[Read]) -> usize {
-    reads.iter().map(|r| if let Read::Front(bytes) = r { bytes.len() } else { 0 }).sum()
-}
-
-/// Each length field's width once every one is as wide as its room says,
-/// with `pad` unread bytes between the front reads and the fields: from all
-/// widths zero to the fixed point (a room counts the fields after its own,
-/// so widths only grow on the way).
-fn settle(reads: &[Read], pad: usize) -> Vec<usize> {
-    let front = front_bytes(reads) + pad;
-    let count = reads.iter().filter(|r| matches!(r, Read::Len(_))).count();
-    let mut widths = vec![0; count];
-    loop {
-        let total = front + widths.iter().sum::<usize>();
-        let (mut taken, mut assumed, mut settled) = (0, widths.iter(), Vec::with_capacity(count));
-        for read in reads {
-            match read {
-                Read::Front(bytes) => taken += bytes.len(),
-                Read::Len(_) => {
-                    settled.push(len_width(total - taken));
-                    taken += assumed.next().expect("a width for every length");
-                }
-            }
-        }
-        if settled == widths {
-            return widths;
-        }
-        widths = settled;
-    }
-}
-
-/// Bytes `arbitrary` reads as `reads`: the front reads one after another
-/// from the start, then `pad` (never read), then the length fields from the
-/// end toward the front, each as wide as its room says and holding its value.
+/// Bytes `arbitrary` reads as `reads`, with `pad` unread between the
+/// front reads and the lengths ([`tape::write_padded`]).
 fn encode(reads: &[Read], pad: &[u8]) -> Vec<u8> {
-    let widths = settle(reads, pad.len());
-    let total = front_bytes(reads) + pad.len() + widths.iter().sum::<usize>();
-    let mut out = vec![0; total];
-    let (mut cursor, mut end, mut widths) = (0, total, widths.into_iter());
-    for read in reads {
-        match read {
-            Read::Front(bytes) => {
-                out[cursor..cursor + bytes.len()].copy_from_slice(bytes);
-                cursor += bytes.len();
-            }
-            Read::Len(value) => {
-                let width = widths.next().expect("a width for every length");
-                let max = (end - cursor - width) as u64;
-                assert!(*value <= max, "a length of {value} where {max} at most fit");
-                out[end - width..end].copy_from_slice(&encode_len(*value, width, max));
-                end -= width;
-            }
-        }
-    }
-    assert_eq!(end - cursor, pad.len(), "the padding fills what the reads leave");
-    out[cursor..end].copy_from_slice(pad);
-    out
+    tape::write_padded(reads, pad).expect("every length fits its room")
 }
 
 /// The bytes `value` (of `ty`) is read from, with `pad` unread between the front and the lengths.
@@ -509,18 +447,6 @@ fn encode_value(value: &Val, ty: &Ty, pad: &[u8]) -> Vec<u8> {
     let mut reads = Vec::new();
     reads_of(value, ty, &mut reads);
     encode(&reads, pad)
-}
-
-/// The label the harness gives a `fill_buffer` of `width` bytes.
-fn le_label(width: usize) -> &'static str {
-    match width {
-        1 => "draw:le:1",
-        2 => "draw:le:2",
-        4 => "draw:le:4",
-        8 => "draw:le:8",
-        16 => "draw:le:16",
-        _ => "draw:le",
-    }
 }
 
 /// Reads values of [`Ty`]s as `arbitrary` 1.5 does, recording the examples
@@ -555,7 +481,7 @@ impl<'a> Decoder<'a> {
     fn int(&mut self, width: usize) -> u128 {
         let span = self.front..self.front + width.min(self.left());
         let value = self.data[span.clone()].iter().rev().fold(0, |acc, &b| acc << 8 | u128::from(b));
-        self.draw(span.clone(), self.back..self.back, le_label(width));
+        self.draw(span.clone(), self.back..self.back, fill_label(width));
         self.front = span.end;
         value
     }
@@ -692,8 +618,10 @@ fn variants(case: &Case, wide: bool) -> Vec<(&'static str, Val, Vec<u8>)> {
     reads_of(&case.value, &case.ty, &mut reads);
     let mut padded = |least: usize, width: usize| {
         let pad: Vec<u8> = (0..least + rng.usize(..500)).map(|_| rng.u8(..)).collect();
-        assert!(settle(&reads, pad.len()).iter().all(|&w| w == width), "seed {}: {width}-byte lengths", case.seed);
-        encode(&reads, &pad)
+        let input = encode(&reads, &pad);
+        let lens = decode(&case.ty, &input).1.into_iter().filter(|e| &*e.label == "draw:len");
+        assert!(lens.into_iter().all(|e| e.back.len() == width), "seed {}: {width}-byte lengths", case.seed);
+        input
     };
     let mut inputs = vec![("compact", case.value.clone(), encode(&reads, &[]))];
     inputs.push(("padded-257", case.value.clone(), padded(257, 2)));

@@ -44,6 +44,20 @@ pub fn encode_len(value: u64, width: usize, max: u64) -> Vec<u8> {
     field
 }
 
+/// The label a fixed-width read (`Unstructured::fill_buffer`) of `width`
+/// bytes is recorded under: the runtime records it, the reducer parses it
+/// (`draw:le` for a buffer of any other length).
+pub fn fill_label(width: usize) -> &'static str {
+    match width {
+        1 => "draw:le:1",
+        2 => "draw:le:2",
+        4 => "draw:le:4",
+        8 => "draw:le:8",
+        16 => "draw:le:16",
+        _ => "draw:le",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -129,14 +129,7 @@ pub extern "C" fn draw(
 /// goes into the value key.
 #[allow(improper_ctypes_definitions)]
 pub extern "C" fn draw_fill(data: &[u8], width: usize) {
-    let label = match width {
-        1 => "draw:le:1",
-        2 => "draw:le:2",
-        4 => "draw:le:4",
-        8 => "draw:le:8",
-        16 => "draw:le:16",
-        _ => "draw:le",
-    };
+    let label = cmc_protocol::layout::fill_label(width);
     let (front, remaining) = (data.as_ptr(), data.len());
     let taken = width.min(remaining);
     if let Some(recorder) = lock().as_mut() {

@@ -23,7 +23,7 @@ pub mod tape;
 mod testcase;
 pub mod text;
 #[cfg(test)]
-mod typed_properties;
+pub(crate) mod typed_properties;
 
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;

@@ -124,25 +124,32 @@ fn settle(reads: &[Read], pad: usize) -> Option<(Vec<usize>, usize)> {
 /// and whether that drops more than zeros at the end (bytes never read, or
 /// lengths narrowed); `None` when its lengths do not fit the model.
 pub fn shortest(tc: &TestCase) -> Option<(Vec<u8>, bool)> {
-    let mut reads = reads(tc)?;
+    let reads = reads(tc)?;
     let compact = settle(&reads, 0)?.1 < tc.len();
-    drop_zero_tail(&mut reads, &tc.draws);
-    Some((write(&reads)?, compact))
+    let kinds: Vec<DrawKind> = tc.draws.iter().map(|d| d.kind).collect();
+    Some((write_shortest(reads, &kinds)?, compact))
+}
+
+/// `reads`, made by draws of `kinds` (one each), in the fewest bytes:
+/// [`write`] after [`drop_zero_tail`].
+pub fn write_shortest(mut reads: Vec<Read>, kinds: &[DrawKind]) -> Option<Vec<u8>> {
+    drop_zero_tail(&mut reads, kinds);
+    write(&reads)
 }
 
 /// Empties the reads at the end that running out of input gives anyway:
 /// integers read zeros past the end (the last one keeps only its bytes up to
 /// its last non-zero one), a range reads its start, a length zero, contents
 /// nothing. Stops at the first read (from the end) that needs a byte.
-fn drop_zero_tail(reads: &mut [Read], draws: &[Draw]) {
-    for (read, draw) in reads.iter_mut().zip(draws).rev() {
+fn drop_zero_tail(reads: &mut [Read], kinds: &[DrawKind]) {
+    for (read, kind) in reads.iter_mut().zip(kinds).rev() {
         let bytes = match read {
             Read::Len(0) => continue,
             Read::Len(_) => return,
             Read::Front(bytes) => bytes,
         };
         let zeros = bytes.iter().rev().take_while(|&&b| b == 0).count();
-        match draw.kind {
+        match kind {
             DrawKind::Int { .. } => bytes.truncate(bytes.len() - zeros),
             DrawKind::Range if zeros == bytes.len() => bytes.clear(),
             _ => {}

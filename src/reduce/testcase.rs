@@ -73,6 +73,9 @@ pub struct TestCase {
     /// The spans of string contents (`draw:bytes` reads), sorted: their
     /// bytes compare as characters ([`super::text`]).
     pub text: Vec<Range<usize>>,
+    /// For each example, the draws read while it was built (indices into
+    /// `draws`; empty when the recording did not say: [`draw_ranges`]).
+    pub draw_ranges: Vec<Range<usize>>,
     /// `parents[i]` is the index of the smallest example enclosing example `i`.
     parents: Vec<Option<usize>>,
     /// Each parent's direct children in input order (top-level examples first).
@@ -88,9 +91,7 @@ impl TestCase {
         examples.retain(|e| e.fits(bytes.len()));
         let draws = draws_of(&examples);
         let text = text_spans(&draws);
-        examples.retain(|e| !e.label.starts_with(DRAW_LABEL));
-        // Stable: equal keys keep the recording order.
-        examples.sort_by_key(|e| (e.front.start, e.depth));
+        let (examples, draw_ranges) = preorder(examples);
         let mut parents = Vec::with_capacity(examples.len());
         let mut stack: Vec<usize> = Vec::new();
         for (i, e) in examples.iter().enumerate() {
@@ -122,7 +123,7 @@ impl TestCase {
             groups.remove(0);
             place.iter_mut().for_each(|(g, _)| *g -= 1);
         }
-        TestCase { bytes, examples, draws, text, parents, groups, place }
+        TestCase { bytes, examples, draws, text, draw_ranges, parents, groups, place }
     }
 
     /// The input length.
@@ -202,6 +203,40 @@ impl TestCase {
         };
         lower.min(start)..start
     }
+}
+
+/// The examples that are not draws, in preorder, each with its draws.
+fn preorder(examples: Vec<Example>) -> (Vec<Example>, Vec<Range<usize>>) {
+    let ranges = draw_ranges(&examples);
+    let mut ranged: Vec<(Example, Range<usize>)> =
+        examples.into_iter().zip(ranges).filter(|(e, _)| !e.label.starts_with(DRAW_LABEL)).collect();
+    // Stable: equal keys keep the recording order.
+    ranged.sort_by_key(|(e, _)| (e.front.start, e.depth));
+    ranged.into_iter().unzip()
+}
+
+/// For each example in recording order, the draws recorded while it was
+/// open. The harness records a value when it starts building it, before its
+/// children, so a derived value's draws are those recorded after it until an
+/// example no deeper than it comes (a draw's own range is itself).
+fn draw_ranges(examples: &[Example]) -> Vec<Range<usize>> {
+    let mut ranges = vec![0..0; examples.len()];
+    let (mut count, mut open): (usize, Vec<usize>) = (0, Vec::new());
+    for (i, e) in examples.iter().enumerate() {
+        while let Some(&top) = open.last().filter(|&&top| examples[top].depth >= e.depth) {
+            ranges[top].end = count;
+            open.pop();
+        }
+        ranges[i] = count..count;
+        if e.label.starts_with(DRAW_LABEL) {
+            count += usize::from(Draw::of(e).is_some());
+            ranges[i].end = count;
+        } else {
+            open.push(i);
+        }
+    }
+    open.into_iter().for_each(|top| ranges[top].end = count);
+    ranges
 }
 
 /// The non-empty contents spans among `draws`, sorted and disjoint.
@@ -289,6 +324,16 @@ mod tests {
         assert_eq!(tc.sibling_groups(), vec![vec![0], vec![1, 2], vec![3]]);
         assert_eq!(tc.gap_before(2), 3..3);
         assert_eq!(tc.gap_before(1), 0..1);
+    }
+
+    #[test]
+    fn each_example_knows_the_draws_recorded_while_it_was_open() {
+        // Recorded as the harness records: a value before its reads.
+        let draw = |at: usize, depth| Example::new(at..at + 1, 6..6, "draw:le:1", depth);
+        let recorded = vec![ex(0..6, 6..6, 0), draw(0, 1), ex(1..3, 6..6, 1), draw(1, 2), draw(2, 2), draw(3, 1)];
+        let tc = TestCase::new(vec![0; 6], recorded);
+        assert_eq!(tc.draws.len(), 4);
+        assert_eq!(tc.draw_ranges, vec![0..4, 1..3]);
     }
 
     #[test]

@@ -23,7 +23,7 @@ const WIDTHS: [usize; 5] = [1, 2, 4, 8, 16];
 
 /// A random type, as a fuzz target could declare its input.
 #[derive(Clone, Debug)]
-enum Ty {
+pub(super) enum Ty {
     /// An integer this many bytes wide (read unsigned).
     Int(usize),
     /// A `bool`.
@@ -42,7 +42,7 @@ enum Ty {
 
 /// A value of a [`Ty`].
 #[derive(Clone, Debug, PartialEq, Eq)]
-enum Val {
+pub(super) enum Val {
     /// An integer (of any width).
     Int(u128),
     /// A `bool`.
@@ -443,7 +443,7 @@ fn encode(reads: &[Read], pad: &[u8]) -> Vec<u8> {
 }
 
 /// The bytes `value` (of `ty`) is read from, with `pad` unread between the front and the lengths.
-fn encode_value(value: &Val, ty: &Ty, pad: &[u8]) -> Vec<u8> {
+pub(super) fn encode_value(value: &Val, ty: &Ty, pad: &[u8]) -> Vec<u8> {
     let mut reads = Vec::new();
     reads_of(value, ty, &mut reads);
     encode(&reads, pad)
@@ -565,7 +565,7 @@ impl<'a> Decoder<'a> {
 }
 
 /// The value of `ty` that `data` is read as (bytes after it stay unread), and the examples recorded.
-fn decode(ty: &Ty, data: &[u8]) -> (Val, Vec<Example>) {
+pub(super) fn decode(ty: &Ty, data: &[u8]) -> (Val, Vec<Example>) {
     let mut decoder = Decoder { data, front: 0, back: data.len(), depth: 0, examples: Vec::new() };
     let value = decoder.value(ty);
     (value, decoder.examples)
@@ -782,15 +782,15 @@ const WIDE_EVERY: u64 = 4;
 /// test needs tens of thousands, 1.6 ms each in a debug build).
 const MAX_TESTS: u64 = 1_500;
 
-/// Results that differ from the compact input's, at most (measured: 3
-/// padded inputs of 500 and 35 noisy ones of 400; with the shortest
-/// encoding after `delete-examples` instead of first, 46 padded ones). Each
-/// is another local minimum, not a wrong result (the hard properties hold):
-/// another enum variant where no move raises a tag and deletes a field at
-/// once, `Some` where `None` would do (a flag and its value go only
-/// together), flag-only elements `delete-leaf-elements` misreads, a
-/// polish move that leaves a byte deletable. Issue 37 wants none.
-const MOST_DIFFERING: [(&str, usize); 3] = [("padded-257", 3), ("padded-65538", 0), ("noise", 35)];
+/// Results that differ from the compact input's, at most (measured: none
+/// of 500 padded inputs and 16 noisy ones of 400; before the value moves
+/// on the reads, `delete-values` and `zero-tags`, 3 and 35). Each is
+/// another local minimum, not a wrong result (the hard properties hold):
+/// all 16 are another variant of an enum, where going to the variant the
+/// compact result has would insert fields the recording does not describe
+/// (a boring run records nothing), e.g. `V2("")` for `V0(0, "")`; inserting
+/// 1, 2 or 4 zero bytes for them found 4 of 16, for 3 more tests a tag.
+const MOST_DIFFERING: [(&str, usize); 3] = [("padded-257", 0), ("padded-65538", 0), ("noise", 16)];
 
 /// Issue 37: a value that satisfies a planted predicate reduces from its
 /// compact input, the same padded with unread bytes (more than 256 left at
@@ -830,6 +830,10 @@ fn random_typed_values_reduce_alike_compact_padded_and_noisy() {
         started.elapsed()
     );
     eprintln!("{summary}");
+    // For a person studying the local minima: every differing case, reported.
+    if let Ok(path) = std::env::var("TYPED_PROPERTIES_REPORT") {
+        std::fs::write(path, differ_reports.join("\n")).expect("the report is written");
+    }
     assert!(failures.is_empty(), "{summary}\nfailed seeds: {failed_seeds:?}\n\n{}", failures.join("\n"));
     for (name, most) in MOST_DIFFERING {
         let count = differ[NAMES.iter().position(|n| *n == name).expect("a known input")];

@@ -24,6 +24,7 @@ mod products;
 mod records;
 mod sort;
 mod trim;
+mod values;
 mod zero_values;
 
 use super::choice::Chooser;
@@ -92,6 +93,8 @@ pub(crate) static PASSES: &[PassDef] = &[
     },
     PassDef { name: "shrink-products", tier: Tier::Shrink, guarantee: false, step: products::step },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
+    PassDef { name: "delete-values", tier: Tier::Shrink, guarantee: false, step: values::delete_values },
+    PassDef { name: "zero-tags", tier: Tier::Shrink, guarantee: false, step: values::zero_tags },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
     PassDef { name: "lower-chars", tier: Tier::Lower, guarantee: false, step: chars::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },
@@ -104,6 +107,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "round-tags", tier: Tier::Polish, guarantee: false, step: draws::round_tags },
     PassDef { name: "odd-bytes-to-one", tier: Tier::Polish, guarantee: false, step: draws::ones },
     PassDef { name: "exact-lengths", tier: Tier::Polish, guarantee: false, step: contents::exact_lengths },
+    PassDef { name: "shortest-encoding-last", tier: Tier::Polish, guarantee: false, step: encoding::shortest_last },
 ];
 
 /// The names of all passes, for `--pass` style selection and tests.

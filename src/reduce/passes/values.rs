@@ -1,0 +1,214 @@
+//! Value moves made on the reads, not on the bytes: an element deleted with its "one more" flag, `Some(x)` made `None`, an enum made its first variant without the fields it no longer reads; each written again in the shortest encoding.
+//!
+//! Each move deletes whole values from the reads `arbitrary` made
+//! ([`tape::reads`]) and may set one flag or tag to zero, then writes what
+//! is left with [`tape::write_shortest`]: every length spelled for its new
+//! room, so no move is blocked by a field's width, and no byte is cut in
+//! two. Where a value ends is what the recording says ([`Values`]): a
+//! derived value's draws, a string's length and contents, else one draw.
+//! An element or an option's value is the one value after its flag (a
+//! `Vec<Option<u8>>`'s element is then its option's flag alone, and stays:
+//! ending the moves at the second or third value boundary too found nothing
+//! more in `typed_properties`).
+
+use std::ops::Range;
+
+use super::super::choice::Chooser;
+use super::super::draws::DrawKind;
+use super::super::shrinker::{Halt, Shrinker, StepResult};
+use super::super::tape::{self, Read};
+use super::super::testcase::TestCase;
+
+/// Where each value that starts at a draw ends (one past its last draw).
+struct Values {
+    ends: Vec<usize>,
+}
+
+impl Values {
+    /// The values of `tc`'s draws: the outermost derived value starting at
+    /// a draw, else a length and the contents after it, else the draw alone.
+    fn of(tc: &TestCase) -> Self {
+        let n = tc.draws.len();
+        let mut ends: Vec<usize> = (1..=n).collect();
+        for s in 1..n {
+            if tc.draws[s - 1].kind == DrawKind::Len && tc.draws[s].kind == DrawKind::Bytes {
+                ends[s - 1] = s + 1;
+            }
+        }
+        for range in tc.draw_ranges.iter().filter(|r| r.start < n) {
+            ends[range.start] = ends[range.start].max(range.end);
+        }
+        Values { ends }
+    }
+
+    /// Where the value that starts at draw `s` ends; `None` past the last draw.
+    fn end(&self, s: usize) -> Option<usize> {
+        self.ends.get(s).copied()
+    }
+}
+
+/// A move on the reads: draw `zero` read as zero, the draws in `delete` gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Move {
+    zero: Option<usize>,
+    delete: Range<usize>,
+}
+
+/// The best test case's reads with `mv` made, in the fewest bytes; `None`
+/// when a length no longer fits its room.
+fn apply(tc: &TestCase, reads: &[Read], mv: &Move) -> Option<Vec<u8>> {
+    let mut edited = Vec::with_capacity(reads.len());
+    let mut kinds = Vec::with_capacity(reads.len());
+    for (i, (read, draw)) in reads.iter().zip(&tc.draws).enumerate() {
+        if mv.delete.contains(&i) {
+            continue;
+        }
+        edited.push(match read {
+            Read::Front(bytes) if mv.zero == Some(i) => Read::Front(vec![0; bytes.len()]),
+            read => read.clone(),
+        });
+        kinds.push(draw.kind);
+    }
+    tape::write_shortest(edited, &kinds)
+}
+
+/// Chooses a place (from the first), then one of the moves `moves` gives
+/// there, and tries it; after a success the same place is chosen again.
+fn step(
+    sh: &mut Shrinker<'_>,
+    chooser: &mut Chooser<'_>,
+    places: impl Fn(&TestCase, &Values) -> Vec<usize>,
+    moves: impl Fn(&TestCase, &Values, usize) -> Vec<Move>,
+) -> StepResult {
+    let tc = sh.shared();
+    if tc.draws.is_empty() {
+        return Err(Halt::Dead);
+    }
+    let reads = tape::reads(&tc).ok_or(Halt::Dead)?;
+    let values = Values::of(&tc);
+    let at = places(&tc, &values);
+    // The chooser goes from its last index down: the first places come first.
+    let c = chooser.choose(at.len(), |_| true)?;
+    let candidates = moves(&tc, &values, at[at.len() - 1 - c]);
+    let m = candidates.len();
+    let k = chooser.choose(m, |k| apply(&tc, &reads, &candidates[m - 1 - k]).is_some())?;
+    let candidate = apply(&tc, &reads, &candidates[m - 1 - k]).ok_or(Halt::Dead)?;
+    if sh.consider(candidate)? {
+        chooser.resume_at(vec![c]);
+    }
+    Ok(())
+}
+
+/// The "one more" and `Some` flags: one-byte draws that read true; none
+/// where draws alone describe the input (a `Vec<u64>`), whose elements
+/// `delete-draw-periods` deletes: there a flag read false only cut the list
+/// short, and the lists bench's "at least 10 by 5" took 71.8 -> 75.8 tests
+/// a list ("messy" 182.9 -> 169.2).
+fn flags(tc: &TestCase, _: &Values) -> Vec<usize> {
+    if tc.draws_only() {
+        return Vec::new();
+    }
+    (0..tc.draws.len()).filter(|&i| tc.draws[i].reads_true(&tc.bytes)).collect()
+}
+
+/// At a flag: the flag and the value after it deleted (an element, where
+/// the next flag follows), then the flag read false and the value deleted
+/// (`Some(x)` made `None`).
+fn flag_moves(tc: &TestCase, values: &Values, i: usize) -> Vec<Move> {
+    let n = tc.draws.len();
+    let Some(end) = values.end(i + 1) else { return Vec::new() };
+    let mut moves = Vec::new();
+    if end == n || tc.draws[end].is_byte() {
+        moves.push(Move { zero: None, delete: i..end });
+    }
+    moves.push(Move { zero: Some(i), delete: i + 1..end });
+    moves
+}
+
+/// Deletes a collection's elements with their flags, or an option's value
+/// with its flag read false, on the reads.
+pub(crate) fn delete_values(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    step(sh, chooser, flags, flag_moves)
+}
+
+/// For each draw that starts a derived value, where the innermost one ends.
+fn innermost(tc: &TestCase) -> Vec<Option<usize>> {
+    let mut ends = vec![None; tc.draws.len()];
+    for r in tc.draw_ranges.iter().filter(|r| r.start < tc.draws.len()) {
+        let end: &mut Option<usize> = &mut ends[r.start];
+        *end = Some(end.map_or(r.end, |e| e.min(r.end)));
+    }
+    ends
+}
+
+/// Derived values that read more after a first draw that reads as a
+/// variant tag other than the first: a four-byte integer of 2^24 or more
+/// (variant `v` of `n` reads from `v * 2^32 / n` on; smaller values are
+/// more often a struct's first `u32`, which no move here helps).
+fn tags(tc: &TestCase, _: &Values) -> Vec<usize> {
+    let tag = |t: usize| {
+        let draw = &tc.draws[t];
+        draw.kind == (DrawKind::Int { width: 4 }) && draw.value(&tc.bytes).is_some_and(|v| v >= 1 << 24)
+    };
+    let ends = innermost(tc);
+    (0..tc.draws.len()).filter(|&t| ends[t].is_some_and(|e| e > t + 1) && tag(t)).collect()
+}
+
+/// At a tag, read zero (the first variant) with all its fields deleted:
+/// the fields a first variant reads are then all zeros. (Deleting each run
+/// of fields up to the end, or each field alone, found no more in
+/// `typed_properties` and cost the samples tests.)
+fn tag_moves(tc: &TestCase, _: &Values, t: usize) -> Vec<Move> {
+    let end = innermost(tc)[t].unwrap_or(t + 1);
+    vec![Move { zero: Some(t), delete: t + 1..end }]
+}
+
+/// Reads an enum as its first variant, without the fields it read.
+pub(crate) fn zero_tags(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    step(sh, chooser, tags, tag_moves)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testkit::run;
+    use crate::reduce::typed_properties::{decode, encode_value, Ty, Val};
+    use crate::reduce::Verdict;
+
+    /// `(Option<String>, Vec<String>, E, u8)` with `enum E { A, B(String, u8) }`.
+    fn ty() -> Ty {
+        let e = Ty::Enum("E".into(), vec![vec![], vec![Ty::Str, Ty::Int(1)]]);
+        Ty::Struct("T".into(), vec![Ty::Opt(Box::new(Ty::Str)), Ty::Vec(Box::new(Ty::Str)), e, Ty::Int(1)])
+    }
+
+    fn value(option: Option<&str>, list: &[&str], e: Val, marker: u128) -> Val {
+        let text = |s: &str| Val::Str(s.as_bytes().to_vec());
+        let option = Val::Opt(option.map(|s| Box::new(text(s))));
+        Val::Struct(vec![option, Val::Vec(list.iter().map(|s| text(s)).collect()), e, Val::Int(marker)])
+    }
+
+    /// Interesting when the last field is 7.
+    fn oracle(input: &[u8]) -> Verdict {
+        match decode(&ty(), input) {
+            (Val::Struct(fields), examples) if fields[3] == Val::Int(7) => Verdict::Interesting(examples),
+            _ => Verdict::Boring,
+        }
+    }
+
+    #[test]
+    fn an_option_goes_none_and_string_elements_go_with_their_flags() {
+        // Byte deletions would cut each of these values in two.
+        let input = encode_value(&value(Some("abc"), &["x", "yz"], Val::Enum(0, vec![]), 7), &ty(), &[]);
+        let result = run("delete-values", &input, oracle);
+        assert_eq!(decode(&ty(), &result).0, value(None, &[], Val::Enum(0, vec![]), 7));
+        assert_eq!(result, [0, 0, 0, 0, 0, 0, 7]);
+    }
+
+    #[test]
+    fn an_enum_goes_to_its_first_variant_without_its_fields() {
+        let b = Val::Enum(1, vec![Val::Str(b"hello".to_vec()), Val::Int(3)]);
+        let input = encode_value(&value(None, &[], b, 7), &ty(), &[]);
+        let result = run("zero-tags", &input, oracle);
+        assert_eq!(decode(&ty(), &result).0, value(None, &[], Val::Enum(0, vec![]), 7));
+        assert_eq!(result, [0, 0, 0, 0, 0, 0, 7]);
+    }
+}

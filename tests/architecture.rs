@@ -1,24 +1,138 @@
-//! docs/ARCHITECTURE.md must name every source file, so the map cannot drift from the code.
+//! docs/ARCHITECTURE.md must name every source file and the pass order and stay a short map, and every decision record must be complete and reachable from it, so the docs cannot drift from the code.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+/// The map's length limit: a newcomer reads it in ten minutes.
+const MAX_LINES: usize = 400;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn read(relative: &str) -> String {
+    let path = root().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// Every `.rs` file under `dir`, recursively, as a path relative to the
+/// repository root; build output (`target/`) is skipped.
 fn rust_files(dir: &Path, out: &mut Vec<String>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
+    let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("listing {}: {e}", dir.display()));
+    for entry in entries {
         let path = entry.unwrap().path();
         if path.is_dir() {
+            if path.file_name().is_some_and(|n| n == "target") {
+                continue;
+            }
             rust_files(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().display().to_string());
+            out.push(path.strip_prefix(root()).unwrap().display().to_string());
         }
     }
 }
 
+/// The source files the map must list: `src/`, `crates/` (every crate's
+/// sources, build scripts, tests and benches), `tests/` and `benches/`.
+fn source_files() -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in ["src", "crates", "tests", "benches"] {
+        rust_files(&root().join(dir), &mut files);
+    }
+    files.sort();
+    files
+}
+
+/// The decision records: every file in `docs/decisions/` but its index.
+fn decision_files() -> Vec<String> {
+    let dir: PathBuf = root().join("docs/decisions");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("listing {}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "README.md")
+        .collect();
+    names.sort();
+    names
+}
+
 #[test]
 fn the_architecture_document_lists_every_source_file() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
-    let mut files = Vec::new();
-    rust_files(&root.join("src"), &mut files);
+    let doc = read("docs/ARCHITECTURE.md");
+    let files = source_files();
+    assert!(files.iter().any(|f| f.starts_with("crates/")), "no crate sources found: {files:?}");
     let missing: Vec<&String> = files.iter().filter(|f| !doc.contains(&format!("`{f}`"))).collect();
-    assert!(missing.is_empty(), "docs/ARCHITECTURE.md does not list: {missing:?}");
+    assert!(missing.is_empty(), "docs/ARCHITECTURE.md does not list (in backquotes): {missing:?}");
+}
+
+#[test]
+fn the_architecture_document_gives_the_pass_order_of_the_pass_table() {
+    let doc = read("docs/ARCHITECTURE.md");
+    let start = doc.find("The pass order").expect("docs/ARCHITECTURE.md has a paragraph \"The pass order\"");
+    let end = start + doc[start..].find("\n## ").expect("a section after the pass order");
+    let names = cargo_minimize_crash::reduce::passes::names();
+    let listed: Vec<&str> = doc[start..end].split('`').skip(1).step_by(2).filter(|word| names.contains(word)).collect();
+    assert_eq!(listed, names, "docs/ARCHITECTURE.md's pass order differs from PASSES in src/reduce/passes/mod.rs");
+}
+
+#[test]
+fn the_architecture_document_is_under_four_hundred_lines() {
+    let lines = read("docs/ARCHITECTURE.md").lines().count();
+    assert!(
+        lines < MAX_LINES,
+        "docs/ARCHITECTURE.md has {lines} lines, at most {} allowed: move measured detail to docs/decisions/",
+        MAX_LINES - 1
+    );
+}
+
+#[test]
+fn every_decision_is_linked_from_the_map_or_the_decisions_index() {
+    let map = read("docs/ARCHITECTURE.md");
+    let index = read("docs/decisions/README.md");
+    let decisions = decision_files();
+    assert!(!decisions.is_empty(), "docs/decisions/ holds no decision");
+    let unlinked: Vec<&String> = decisions
+        .iter()
+        .filter(|name| !map.contains(&format!("](decisions/{name})")) && !index.contains(&format!("]({name})")))
+        .collect();
+    assert!(unlinked.is_empty(), "neither docs/ARCHITECTURE.md nor docs/decisions/README.md links: {unlinked:?}");
+}
+
+#[test]
+fn every_link_to_a_decision_names_an_existing_file() {
+    let decisions = decision_files();
+    let mut broken = Vec::new();
+    for (doc, prefix) in [("docs/ARCHITECTURE.md", "](decisions/"), ("docs/decisions/README.md", "](")] {
+        let text = read(doc);
+        for (at, _) in text.match_indices(prefix) {
+            let target = &text[at + prefix.len()..];
+            let Some(end) = target.find(')') else { continue };
+            let name = &target[..end];
+            if name.ends_with(".md")
+                && name != "README.md"
+                && !name.contains('/')
+                && !decisions.iter().any(|d| d == name)
+            {
+                broken.push(format!("{doc}: {name}"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "links to decisions that do not exist: {broken:?}");
+}
+
+#[test]
+fn every_decision_has_a_title_context_decision_measurements_and_rejected() {
+    let mut incomplete = Vec::new();
+    for name in decision_files() {
+        let text = read(&format!("docs/decisions/{name}"));
+        let mut lacks: Vec<&str> = ["## Context", "## Decision", "## Measurements", "## Rejected"]
+            .into_iter()
+            .filter(|heading| !text.lines().any(|line| line.trim_end() == *heading))
+            .collect();
+        if !text.starts_with("# ") {
+            lacks.insert(0, "a `# ` title on the first line");
+        }
+        if !lacks.is_empty() {
+            incomplete.push(format!("{name} lacks {lacks:?}"));
+        }
+    }
+    assert!(incomplete.is_empty(), "decision records missing a part: {incomplete:?}");
 }

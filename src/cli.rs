@@ -6,8 +6,6 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
-use crate::options::parse_duration;
-
 const ABOUT: &str = "Minimize a fuzzer's crash input: the smallest input that still triggers the same bug";
 
 const LONG_ABOUT: &str = "\
@@ -277,11 +275,38 @@ pub fn without_subcommand_name(args: impl IntoIterator<Item = OsString>) -> Vec<
     args
 }
 
+/// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit
+/// (`500ms`, `2s`, `3m`, `1h`).
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration (examples: 5, 0.5, 500ms, 2m)"))?;
+    let seconds = match unit.trim() {
+        "" | "s" => value,
+        "ms" => value / 1000.0,
+        "m" | "min" => value * 60.0,
+        "h" => value * 3600.0,
+        other => return Err(format!("unknown unit `{other}` in `{text}` (use ms, s, m or h)")),
+    };
+    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is out of range"))
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
 
     use super::*;
+
+    #[test]
+    fn durations_parse_with_and_without_units() {
+        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
+        assert_eq!(parse_duration("0.25"), Ok(Duration::from_millis(250)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("3 days").is_err());
+    }
 
     #[test]
     fn the_clap_definition_is_consistent() {

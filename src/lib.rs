@@ -15,12 +15,8 @@ pub mod cli;
 pub mod corpus;
 pub mod exec;
 pub mod exit_code;
-pub mod input;
-pub mod interrupt;
+pub mod minimize;
 pub mod options;
-pub mod output;
-pub mod pipeline;
-pub mod progress;
 pub mod project;
 // The wire format, compiled from the same files as the `cmc_protocol` crate
 // the runtime uses: a path dependency would not survive `cargo package`
@@ -28,10 +24,8 @@ pub mod project;
 #[path = "../embedded/protocol/src/lib.rs"]
 pub mod protocol;
 pub mod reduce;
-pub mod report;
 pub mod run;
-pub mod setup;
+pub mod session;
 pub mod signature;
-pub mod synthetic;
+pub mod trace;
 pub mod verify;
-pub mod workers;

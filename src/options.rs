@@ -12,15 +12,12 @@ use crate::project::{BuildFlags, Sanitizer};
 use crate::reduce::Order;
 use crate::signature::Level;
 
-/// One run's settings.
+/// One run's settings: the job, with only the fields that job reads (and
+/// how its tests run, for the jobs that run any), and what every job shares.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// How tests run.
-    pub mode: Mode,
-    /// The crash input.
-    pub crash: PathBuf,
-    /// Where the result goes (`None`: the mode's default, named after the crash's hash).
-    pub output: Option<PathBuf>,
+    /// What to do.
+    pub job: Job,
     /// Per-test time limit.
     pub timeout: Duration,
     /// Per-test memory limit in MiB (0: none; harness mode).
@@ -29,8 +26,6 @@ pub struct Options {
     pub max_tests: Option<u64>,
     /// Time budget.
     pub max_time: Option<Duration>,
-    /// Candidates tested at once (`None`: chosen by the crash's run time).
-    pub parallel: Option<usize>,
     /// Choice order (the seed is chosen here when random and not given).
     pub order: Order,
     /// Use the structure the target reports.
@@ -41,28 +36,69 @@ pub struct Options {
     pub signature: Level,
     /// Print the summary as JSON on stdout.
     pub json: bool,
-    /// Show the result's examples in the summary.
-    pub explain: bool,
     /// No progress or summary on stderr.
     pub quiet: bool,
-    /// Batch mode (many inputs, one reproducer per bug), when chosen.
-    pub batch: Option<BatchOptions>,
-    /// Corpus mode (shrink a corpus keeping its coverage), when chosen.
-    pub corpus: Option<CorpusOptions>,
 }
 
-/// The corpus mode's settings (`output` is the new corpus's directory).
+/// The jobs: one crash, many inputs, shards joined, a corpus.
+#[derive(Clone, Debug)]
+pub enum Job {
+    /// One crash minimized (`TARGET CRASH`).
+    Minimize(MinimizeOptions),
+    /// Many inputs, one reproducer per bug (several inputs, a directory, `--artifacts`).
+    Batch(BatchOptions),
+    /// Shards' output directories joined (`--merge`): nothing runs.
+    Merge(MergeOptions),
+    /// A corpus shrunk keeping its coverage (`TARGET --corpus DIR -o NEW`).
+    Corpus(CorpusOptions),
+}
+
+/// One crash's settings.
+#[derive(Clone, Debug)]
+pub struct MinimizeOptions {
+    /// How each test runs.
+    pub runner: Runner<String>,
+    /// The crash input.
+    pub crash: PathBuf,
+    /// Where the result goes (`None`: the runner's default, named after the crash's hash).
+    pub output: Option<PathBuf>,
+    /// Candidates tested at once (`None`: chosen by the crash's run time).
+    pub parallel: Option<usize>,
+    /// Show the result's examples in the summary.
+    pub explain: bool,
+}
+
+/// `--merge`'s settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeOptions {
+    /// The shards' output directories.
+    pub shards: Vec<PathBuf>,
+    /// The merged output directory.
+    pub output: PathBuf,
+}
+
+/// The corpus mode's settings: the harness mode only.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CorpusOptions {
+    /// The fuzz target.
+    pub target: String,
+    /// Where the project is and how to build it.
+    pub project: ProjectOptions,
     /// The corpus directory (only read).
     pub dir: PathBuf,
+    /// The new corpus's directory.
+    pub output: PathBuf,
     /// Workers running tests at once.
     pub workers: usize,
 }
 
-/// The batch mode's settings (`crash` is then unused; `output` is the output directory).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The batch mode's settings.
+#[derive(Clone, Debug)]
 pub struct BatchOptions {
+    /// How each test runs: with a harness, one target's or every target's.
+    pub runner: Runner<Targets>,
+    /// The output directory (`None`: the harness's default under the fuzz dir).
+    pub output: Option<PathBuf>,
     /// Which targets' artifacts to take, besides `paths`.
     pub artifacts: Artifacts,
     /// Input files and directories, as given.
@@ -73,8 +109,15 @@ pub struct BatchOptions {
     pub workers: usize,
     /// Only this shard of the inputs.
     pub shard: Option<Shard>,
-    /// Join shard output directories (`paths`) instead of running anything.
-    pub merge: bool,
+}
+
+/// The targets a batch takes, with a harness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Targets {
+    /// One: named.
+    One(String),
+    /// Every target's artifacts (`--artifacts` without a target).
+    All,
 }
 
 /// `--artifacts`: which artifact directories to read.
@@ -110,20 +153,20 @@ impl Shard {
     }
 }
 
-/// How each test runs.
+/// How each test runs; `T` names the harness's target (or targets).
 #[derive(Clone, Debug)]
-pub enum Mode {
+pub enum Runner<T> {
     /// `--exec`: the command runs once per test.
     Exec {
         /// The command.
         command: CommandLine,
         /// The target's name when given: a label only.
-        target: Option<String>,
+        label: Option<String>,
     },
     /// The default: the cargo-fuzz target is built as a fork-server harness.
     Harness {
         /// The fuzz target (a `[[bin]]` of the fuzz crate).
-        target: String,
+        target: T,
         /// Where the project is and how to build it.
         project: ProjectOptions,
     },
@@ -156,12 +199,23 @@ impl ProjectOptions {
     }
 }
 
-impl Options {
+impl MinimizeOptions {
     /// The fuzz target's name, when known (with `--exec` it only labels the run).
     pub fn target(&self) -> Option<&str> {
-        match &self.mode {
-            Mode::Exec { target, .. } => target.as_deref(),
-            Mode::Harness { target, .. } => Some(target),
+        match &self.runner {
+            Runner::Exec { label, .. } => label.as_deref(),
+            Runner::Harness { target, .. } => Some(target),
+        }
+    }
+}
+
+impl Options {
+    /// Whether the job's tests run a command (`--exec`).
+    pub fn runs_a_command(&self) -> bool {
+        match &self.job {
+            Job::Minimize(m) => matches!(m.runner, Runner::Exec { .. }),
+            Job::Batch(b) => matches!(b.runner, Runner::Exec { .. }),
+            Job::Merge(_) | Job::Corpus(_) => false,
         }
     }
 
@@ -170,34 +224,72 @@ impl Options {
         if cli.corpus.is_some() {
             return corpus_options(cli);
         }
-        let positionals = Positionals::sort(&cli)?;
-        let target = positionals.target;
-        let batch = positionals.batch;
-        let crash = positionals.crash;
-        let mode = match cli.exec.clone() {
-            Some(exec) => {
-                let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
-                command.locate_program().context("invalid --exec").or_exit(Exit::Usage)?;
-                Mode::Exec { command, target }
+        let Positionals { target, inputs } = Positionals::sort(&cli)?;
+        let job = match inputs {
+            Inputs::Merge(shards) => {
+                let output = cli
+                    .output
+                    .clone()
+                    .ok_or_else(|| Failure::usage(anyhow!("give the output directory with -o DIR")))?;
+                Job::Merge(MergeOptions { shards, output })
             }
-            None => {
-                let all_targets = batch.as_ref().is_some_and(|b| b.artifacts == Artifacts::AllTargets || b.merge);
-                let Some(target) = target.or_else(|| all_targets.then(String::new)) else {
-                    return Err(Failure::usage(anyhow!(
-                        "give the fuzz target's name before the crash file: `cargo minimize-crash TARGET {}` \
-                         (the targets are the [[bin]] names in fuzz/Cargo.toml), or run a command per test with --exec",
-                        crash.to_string_lossy()
-                    )));
-                };
-                let project = project_options(&cli)?;
-                Mode::Harness { target, project }
+            Inputs::Crash(crash) => {
+                let runner = runner(&cli, target, |target| target.ok_or_else(|| missing_target(&crash)))?;
+                let parallel = cli.parallel.map(|n| n as usize);
+                Job::Minimize(MinimizeOptions {
+                    runner,
+                    crash,
+                    output: cli.output.clone(),
+                    parallel,
+                    explain: cli.explain,
+                })
+            }
+            Inputs::Batch(paths) => {
+                let all = cli.artifacts && target.is_none();
+                let has_target = target.is_some();
+                check_batch(&cli, &paths, has_target)?;
+                let runner = runner(&cli, target, |target| match target {
+                    Some(name) => Ok(Targets::One(name)),
+                    None if all => Ok(Targets::All),
+                    None => Err(missing_target(paths.first().map_or(std::path::Path::new(""), |p| p.as_path()))),
+                })?;
+                Job::Batch(batch_options(&cli, runner, paths, has_target)?)
             }
         };
-        Ok(Options { mode, crash, batch, ..common(cli)? })
+        Ok(Options { job, ..common(cli)? })
     }
 }
 
-/// The options every mode shares (mode, crash and batch left empty).
+/// The usage error for a harness run without a target.
+fn missing_target(crash: &std::path::Path) -> Failure {
+    Failure::usage(anyhow!(
+        "give the fuzz target's name before the crash file: `cargo minimize-crash TARGET {}` \
+         (the targets are the [[bin]] names in fuzz/Cargo.toml), or run a command per test with --exec",
+        crash.to_string_lossy()
+    ))
+}
+
+/// How tests run: `--exec`'s command (the target a label), else a harness
+/// for the target(s) `harness_target` makes of the name given.
+fn runner<T>(
+    cli: &Cli,
+    target: Option<String>,
+    harness_target: impl FnOnce(Option<String>) -> Result<T, Failure>,
+) -> Result<Runner<T>, Failure> {
+    match cli.exec.clone() {
+        Some(exec) => {
+            let command = CommandLine::parse(&exec).context("invalid --exec").or_exit(Exit::Usage)?;
+            command.locate_program().context("invalid --exec").or_exit(Exit::Usage)?;
+            Ok(Runner::Exec { command, label: target })
+        }
+        None => {
+            let target = harness_target(target)?;
+            Ok(Runner::Harness { target, project: project_options(cli)? })
+        }
+    }
+}
+
+/// The options every job shares (the job a placeholder).
 fn common(cli: Cli) -> Result<Options, Failure> {
     if cli.timeout.is_zero() {
         return Err(Failure::usage(anyhow!("--timeout must be more than zero")));
@@ -214,23 +306,17 @@ fn common(cli: Cli) -> Result<Options, Failure> {
         SignatureLevel::Any => Level::Any,
     };
     Ok(Options {
-        mode: Mode::Harness { target: String::new(), project: ProjectOptions::default() },
-        crash: PathBuf::new(),
-        output: cli.output,
+        job: Job::Merge(MergeOptions { shards: Vec::new(), output: PathBuf::new() }),
         timeout: cli.timeout,
         rss_limit_mb: cli.rss_limit_mb,
         max_tests: cli.max_tests,
         max_time: cli.max_time,
-        parallel: cli.parallel.map(|n| n as usize),
         order,
         structure: !cli.no_structure,
         draws: !cli.no_draws,
         signature,
         json: cli.json,
-        explain: cli.explain,
         quiet: cli.quiet,
-        batch: None,
-        corpus: None,
     })
 }
 
@@ -244,18 +330,17 @@ fn corpus_options(cli: Cli) -> Result<Options, Failure> {
     };
     let target =
         target.into_string().map_err(|t| anyhow!("the target name {t:?} is not UTF-8")).or_exit(Exit::Usage)?;
-    if cli.output.is_none() {
+    let Some(output) = cli.output.clone() else {
         return Err(Failure::usage(anyhow!(
             "give the new corpus's directory with -o DIR (the corpus itself is never written)"
         )));
-    }
+    };
     if !dir.is_dir() {
         return Err(Failure::usage(anyhow!("the corpus {} is not a directory", dir.display())));
     }
-    let workers = cli.workers.map_or_else(cores, |w| w as usize);
+    let workers = cli.workers.map_or_else(crate::exec::cores, |w| w as usize);
     let project = project_options(&cli)?;
-    let mode = Mode::Harness { target, project };
-    Ok(Options { mode, corpus: Some(CorpusOptions { dir, workers }), ..common(cli)? })
+    Ok(Options { job: Job::Corpus(CorpusOptions { target, project, dir, output, workers }), ..common(cli)? })
 }
 
 /// The harness mode's project and build settings.
@@ -289,11 +374,20 @@ fn project_options(cli: &Cli) -> Result<ProjectOptions, Failure> {
     })
 }
 
-/// The positional arguments sorted into a target, a crash and batch inputs.
+/// The positional arguments sorted into a target and the inputs.
 struct Positionals {
     target: Option<String>,
-    crash: PathBuf,
-    batch: Option<BatchOptions>,
+    inputs: Inputs,
+}
+
+/// What the inputs make of the run.
+enum Inputs {
+    /// One crash file.
+    Crash(PathBuf),
+    /// A batch's inputs (files and directories; none with `--artifacts`).
+    Batch(Vec<PathBuf>),
+    /// Shards' output directories to join.
+    Merge(Vec<PathBuf>),
 }
 
 impl Positionals {
@@ -321,64 +415,54 @@ impl Positionals {
             None
         };
         let is_batch = flagged || words.len() > 1 || words.first().is_some_and(|p| p.is_dir());
-        if !is_batch {
+        let inputs = if cli.merge {
+            if words.is_empty() {
+                return Err(Failure::usage(anyhow!("give the shards' output directories to merge (see --help)")));
+            }
+            Inputs::Merge(words)
+        } else if is_batch {
+            Inputs::Batch(words)
+        } else {
             let Some(crash) = words.pop() else {
                 return Err(Failure::usage(anyhow!("give the crash file to minimize (see --help)")));
             };
-            return Ok(Positionals { target, crash, batch: None });
-        }
-        let batch = batch_options(cli, words, target.is_some())?;
-        Ok(Positionals { target, crash: PathBuf::new(), batch: Some(batch) })
+            Inputs::Crash(crash)
+        };
+        Ok(Positionals { target, inputs })
     }
 }
 
-/// The batch mode's settings from the flags and the inputs.
-fn batch_options(cli: &Cli, paths: Vec<PathBuf>, has_target: bool) -> Result<BatchOptions, Failure> {
-    let artifacts = match (cli.artifacts, has_target) {
+/// The `--artifacts` setting the flags and a target name make.
+fn artifacts(cli: &Cli, has_target: bool) -> Artifacts {
+    match (cli.artifacts, has_target) {
         (false, _) => Artifacts::No,
         (true, true) => Artifacts::Target,
         (true, false) => Artifacts::AllTargets,
-    };
-    if paths.is_empty() && artifacts == Artifacts::No {
-        let what = if cli.merge {
-            "the shards' output directories to merge"
-        } else {
-            "the inputs (files or directories), or --artifacts"
-        };
-        return Err(Failure::usage(anyhow!("give {what} (see --help)")));
     }
-    if (cli.merge || cli.exec.is_some()) && cli.output.is_none() {
+}
+
+/// A batch needs inputs (or `--artifacts`), and with `--exec` an output directory.
+fn check_batch(cli: &Cli, paths: &[PathBuf], has_target: bool) -> Result<(), Failure> {
+    if paths.is_empty() && artifacts(cli, has_target) == Artifacts::No {
+        return Err(Failure::usage(anyhow!("give the inputs (files or directories), or --artifacts (see --help)")));
+    }
+    if cli.exec.is_some() && cli.output.is_none() {
         return Err(Failure::usage(anyhow!("give the output directory with -o DIR")));
     }
+    Ok(())
+}
+
+/// The batch mode's settings from the flags and the inputs.
+fn batch_options(
+    cli: &Cli,
+    runner: Runner<Targets>,
+    paths: Vec<PathBuf>,
+    has_target: bool,
+) -> Result<BatchOptions, Failure> {
     let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
-    let workers = cli.workers.map_or_else(cores, |w| w as usize);
-    Ok(BatchOptions { artifacts, paths, each: cli.each, workers, shard, merge: cli.merge })
-}
-
-/// The cores this process may use (its CPU affinity and quota; 1 when
-/// unknown): the default number of workers, and of tests at once for a slow
-/// target; whether a fork-server client may poll (`exec::spin`, every test).
-/// Read once: the quota comes from cgroup files.
-pub fn cores() -> usize {
-    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-}
-
-/// Parses a duration: plain seconds (`5`, `0.5`) or a number with a unit
-/// (`500ms`, `2s`, `3m`, `1h`).
-pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let text = text.trim();
-    let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let value: f64 = number.parse().map_err(|_| format!("`{text}` is not a duration (examples: 5, 0.5, 500ms, 2m)"))?;
-    let seconds = match unit.trim() {
-        "" | "s" => value,
-        "ms" => value / 1000.0,
-        "m" | "min" => value * 60.0,
-        "h" => value * 3600.0,
-        other => return Err(format!("unknown unit `{other}` in `{text}` (use ms, s, m or h)")),
-    };
-    Duration::try_from_secs_f64(seconds).map_err(|_| format!("`{text}` is out of range"))
+    let workers = cli.workers.map_or_else(crate::exec::cores, |w| w as usize);
+    let artifacts = artifacts(cli, has_target);
+    Ok(BatchOptions { runner, output: cli.output.clone(), artifacts, paths, each: cli.each, workers, shard })
 }
 
 #[cfg(test)]
@@ -393,14 +477,29 @@ mod tests {
         )
     }
 
-    #[test]
-    fn durations_parse_with_and_without_units() {
-        assert_eq!(parse_duration("5"), Ok(Duration::from_secs(5)));
-        assert_eq!(parse_duration("0.25"), Ok(Duration::from_millis(250)));
-        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
-        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
-        assert!(parse_duration("fast").is_err());
-        assert!(parse_duration("3 days").is_err());
+    /// The one-crash job the arguments make.
+    fn minimize(args: &[&str]) -> MinimizeOptions {
+        match options(args).unwrap().job {
+            Job::Minimize(job) => job,
+            job => panic!("{job:?}"),
+        }
+    }
+
+    /// The batch job the arguments make, if they make one.
+    fn batch(args: &[&str]) -> Option<BatchOptions> {
+        match options(args).unwrap().job {
+            Job::Batch(job) => Some(job),
+            _ => None,
+        }
+    }
+
+    /// A batch's target, as `MinimizeOptions::target` names one.
+    fn batch_target(batch: &BatchOptions) -> Option<&str> {
+        match &batch.runner {
+            Runner::Exec { label, .. } => label.as_deref(),
+            Runner::Harness { target: Targets::One(name), .. } => Some(name),
+            Runner::Harness { target: Targets::All, .. } => None,
+        }
     }
 
     #[test]
@@ -412,9 +511,9 @@ mod tests {
 
     #[test]
     fn harness_mode_options_are_filled_in() {
-        let o = options(&["--fuzz-dir", "f", "-O", "--no-default-features", "tlv", "crash-1"]).unwrap();
+        let o = minimize(&["--fuzz-dir", "f", "-O", "--no-default-features", "tlv", "crash-1"]);
         assert_eq!(o.target(), Some("tlv"));
-        let Mode::Harness { target, project } = &o.mode else { panic!("{:?}", o.mode) };
+        let Runner::Harness { target, project } = &o.runner else { panic!("{:?}", o.runner) };
         assert_eq!(target, "tlv");
         assert_eq!(project.fuzz_dir, Some(PathBuf::from("f")));
         assert!(project.flags.release && project.flags.no_default_features && !project.flags.dev);
@@ -423,9 +522,9 @@ mod tests {
 
     #[test]
     fn no_sanitizer_and_address_sanitizer_are_supported() {
-        let sanitizer = |args: &[&str]| match options(args).unwrap().mode {
-            Mode::Harness { project, .. } => project.flags.sanitizer,
-            Mode::Exec { .. } => unreachable!(),
+        let sanitizer = |args: &[&str]| match minimize(args).runner {
+            Runner::Harness { project, .. } => project.flags.sanitizer,
+            Runner::Exec { .. } => unreachable!(),
         };
         assert_eq!(sanitizer(&["tlv", "crash-1"]), Sanitizer::None);
         assert_eq!(sanitizer(&["-s", "none", "tlv", "crash-1"]), Sanitizer::None);
@@ -447,22 +546,32 @@ mod tests {
     fn several_inputs_a_directory_or_a_batch_flag_make_a_batch() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path().to_str().unwrap();
-        assert!(options(&["tlv", "crash-1"]).unwrap().batch.is_none(), "one file is one crash, as always");
-        let several = options(&["tlv", "a", "b"]).unwrap();
-        assert_eq!(several.target(), Some("tlv"));
-        let batch = several.batch.unwrap();
-        assert_eq!((batch.paths.len(), batch.artifacts), (2, Artifacts::No));
-        assert!(options(&["tlv", d]).unwrap().batch.is_some(), "a directory");
-        let all = options(&["--artifacts", "--shard", "2/3", "--workers", "4"]).unwrap();
-        let batch = all.batch.unwrap();
-        assert_eq!(batch.artifacts, Artifacts::AllTargets);
-        assert_eq!((batch.shard, batch.workers), (Some(Shard { index: 2, count: 3 }), 4));
-        assert_eq!(options(&["--artifacts", "tlv"]).unwrap().batch.unwrap().artifacts, Artifacts::Target);
-        let exec = options(&["--exec", "sh -c true", "-o", "out", "label", d]).unwrap();
-        assert_eq!((exec.target(), exec.batch.as_ref().map(|b| b.paths.len())), (Some("label"), Some(1)));
+        assert!(batch(&["tlv", "crash-1"]).is_none(), "one file is one crash, as always");
+        let several = batch(&["tlv", "a", "b"]).unwrap();
+        assert_eq!(batch_target(&several), Some("tlv"));
+        assert_eq!((several.paths.len(), several.artifacts), (2, Artifacts::No));
+        assert!(batch(&["tlv", d]).is_some(), "a directory");
+        let all = batch(&["--artifacts", "--shard", "2/3", "--workers", "4"]).unwrap();
+        assert_eq!(all.artifacts, Artifacts::AllTargets);
+        assert!(matches!(all.runner, Runner::Harness { target: Targets::All, .. }));
+        assert_eq!((all.shard, all.workers), (Some(Shard { index: 2, count: 3 }), 4));
+        assert_eq!(batch(&["--artifacts", "tlv"]).unwrap().artifacts, Artifacts::Target);
+        let exec = batch(&["--exec", "sh -c true", "-o", "out", "label", d]).unwrap();
+        assert_eq!((batch_target(&exec), exec.paths.len()), (Some("label"), 1));
         assert_eq!(options(&["--exec", "sh -c true", d]).unwrap_err().exit, Exit::Usage, "--exec batches need -o");
         assert_eq!(options(&["--merge", "a", "b"]).unwrap_err().exit, Exit::Usage, "--merge needs -o");
-        assert!(options(&["--merge", "-o", "m", "a", "b"]).unwrap().batch.unwrap().merge);
+        let merge = options(&["--merge", "-o", "m", "a", "b"]).unwrap().job;
+        assert!(matches!(merge, Job::Merge(MergeOptions { ref shards, .. }) if shards.len() == 2));
+    }
+
+    #[test]
+    fn a_corpus_needs_a_harness() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().to_str().unwrap();
+        let args = ["cargo-minimize-crash", "--exec", "sh -c true", "--corpus", d, "-o", "new", "tlv"];
+        assert!(Cli::try_parse_from(args).is_err(), "the command line refuses --exec with --corpus");
+        let Job::Corpus(corpus) = options(&["--corpus", d, "-o", "new", "tlv"]).unwrap().job else { panic!() };
+        assert_eq!((corpus.target.as_str(), corpus.output.as_path()), ("tlv", std::path::Path::new("new")));
     }
 
     #[test]
@@ -478,9 +587,10 @@ mod tests {
     fn exec_mode_options_are_filled_in() {
         let o = options(&["--exec", "sh -c true", "--random-order", "--seed", "7", "--signature", "loose", "t", "c"])
             .unwrap();
-        assert_eq!(o.target(), Some("t"));
-        assert!(matches!(o.mode, Mode::Exec { .. }));
-        assert_eq!(o.crash, PathBuf::from("c"));
+        let Job::Minimize(job) = &o.job else { panic!("{:?}", o.job) };
+        assert_eq!(job.target(), Some("t"));
+        assert!(matches!(job.runner, Runner::Exec { .. }));
+        assert_eq!(job.crash, PathBuf::from("c"));
         assert_eq!(o.order, Order::Random { seed: 7 });
         assert_eq!(o.signature, Level::Loose);
         assert_eq!(o.timeout, Duration::from_secs(5));

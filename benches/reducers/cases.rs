@@ -1,16 +1,16 @@
-//! The benchmark's cases: an interesting input and its predicate, structured (decoded by the synthetic models) or plain bytes.
+//! The benchmark's cases: an interesting input and its predicate, structured (decoded by testkit's models) or plain bytes.
 //!
 //! Every input is built from a fixed seed with the bug planted in the middle
 //! of noise, so runs are reproducible; `all` checks that each one is
 //! interesting before it is used.
 
-use cargo_minimize_crash::reduce::{Example, Verdict};
-use cargo_minimize_crash::synthetic::{self, Node, Op, Record, Tree};
+use cargo_minimize_crash::reduce::{Example, Label, Verdict};
+use testkit::{Node, Op, Record, Recorded, Tree};
 
 /// Whether a case's predicate looks at decoded values or at raw bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
-    /// The predicate sees a value decoded by a synthetic model; the oracle reports examples.
+    /// The predicate sees a value decoded by a testkit model; the oracle reports examples.
     Structured,
     /// The predicate sees bytes; no examples.
     Unstructured,
@@ -47,7 +47,7 @@ pub struct Case {
 fn structured<V: 'static>(
     name: &str,
     input: Vec<u8>,
-    decode: fn(&[u8]) -> (V, Vec<Example>),
+    decode: fn(&[u8]) -> (V, Vec<Recorded>),
     predicate: fn(&V) -> bool,
 ) -> Case {
     Case {
@@ -55,9 +55,31 @@ fn structured<V: 'static>(
         kind: Kind::Structured,
         small: input.len() <= 200,
         interesting: Box::new(move |bytes| predicate(&decode(bytes).0)),
-        verdict: Box::new(synthetic::oracle(decode, predicate)),
+        verdict: Box::new(move |bytes| {
+            let (value, recorded) = decode(bytes);
+            if predicate(&value) {
+                Verdict::Interesting(examples(recorded))
+            } else {
+                Verdict::Boring
+            }
+        }),
         input,
     }
+}
+
+/// testkit's recorded examples as the reducer's (testkit cannot name its
+/// types), each label allocated once per input rather than once per example,
+/// so the oracle's time measures decoding, not allocation.
+fn examples(recorded: Vec<Recorded>) -> Vec<Example> {
+    let mut labels: Vec<Label> = Vec::new();
+    let mut label = |name: &str| match labels.iter().find(|known| &***known == name) {
+        Some(known) => known.clone(),
+        None => {
+            labels.push(name.into());
+            labels[labels.len() - 1].clone()
+        }
+    };
+    recorded.into_iter().map(|r| Example::new(r.front, r.back, label(r.label), r.depth)).collect()
 }
 
 fn unstructured(name: &str, input: Vec<u8>, predicate: fn(&[u8]) -> bool) -> Case {
@@ -130,14 +152,14 @@ fn name_contains_boom(op: &Op) -> bool {
 }
 
 fn any_name_contains_boom(ops: &[Op]) -> bool {
-    synthetic::flatten_ops(ops).into_iter().any(name_contains_boom)
+    testkit::flatten_ops(ops).into_iter().any(name_contains_boom)
 }
 
 fn ops_name_contains_boom(seed: u64, len: usize) -> Case {
-    let mut ops = synthetic::random_ops(seed, len - 20);
+    let mut ops = testkit::random_ops(seed, len - 20);
     ops.insert(ops.len() / 2, Op::Name("kaboomz".into()));
-    let input = synthetic::encode_ops(&ops, seed);
-    structured("ops: a Name contains \"boom\"", input, synthetic::decode_ops, |ops| any_name_contains_boom(ops))
+    let input = testkit::encode_ops(&ops, seed);
+    structured("ops: a Name contains \"boom\"", input, testkit::decode_ops, |ops| any_name_contains_boom(ops))
 }
 
 /// Some list, at any depth, has a `Push(x)` with `x > 1000` directly followed by a `Pop`.
@@ -151,11 +173,11 @@ fn big_push_then_pop(ops: &[Op]) -> bool {
 
 fn ops_big_push_then_pop(seed: u64, len: usize) -> Case {
     // Random ops have no such pair, so the planted one is the only one.
-    let mut ops = without_push_then_pop(synthetic::random_ops(seed, len - 14));
+    let mut ops = without_push_then_pop(testkit::random_ops(seed, len - 14));
     let at = ops.len() / 2;
     ops.splice(at..at, [Op::Push(77_777), Op::Pop]);
-    let input = synthetic::encode_ops(&ops, seed);
-    structured("ops: Push(x > 1000) then Pop", input, synthetic::decode_ops, |ops| big_push_then_pop(ops))
+    let input = testkit::encode_ops(&ops, seed);
+    structured("ops: Push(x > 1000) then Pop", input, testkit::decode_ops, |ops| big_push_then_pop(ops))
 }
 
 /// Turns every `Pop` that follows a `Push` into a `Push(0)`, recursively.
@@ -179,28 +201,28 @@ fn boom_two_levels_deep(ops: &[Op]) -> bool {
 }
 
 fn ops_boom_two_levels_deep(seed: u64, len: usize) -> Case {
-    let mut ops = synthetic::random_ops(seed, len - 40);
+    let mut ops = testkit::random_ops(seed, len - 40);
     // A decoy at the top level, and the real one deeper.
     ops.insert(ops.len() / 3, Op::Name("boom at the top".into()));
     let inner = Op::Nested(vec![Op::Push(5), Op::Nested(vec![Op::Pop, Op::Name("deep boom".into())])]);
     ops.insert(ops.len() * 2 / 3, inner);
-    let input = synthetic::encode_ops(&ops, seed);
-    structured("ops: \"boom\" two levels deep", input, synthetic::decode_ops, |ops| boom_two_levels_deep(ops))
+    let input = testkit::encode_ops(&ops, seed);
+    structured("ops: \"boom\" two levels deep", input, testkit::decode_ops, |ops| boom_two_levels_deep(ops))
 }
 
 // ---------------------------------------------------------------------------
 // Structured: Option<Box<Node>>.
 
 fn depth_at_least_5(tree: &Tree) -> bool {
-    synthetic::tree_depth(tree) >= 5
+    testkit::tree_depth(tree) >= 5
 }
 
 fn tree_depth_at_least_5(seed: u64, len: usize) -> Case {
     // Try seeds until the random tree is deep enough (small trees may not be).
     let tree =
-        (seed..).map(|s| synthetic::random_tree(s, len)).find(depth_at_least_5).expect("some seed gives a deep tree");
-    let input = synthetic::encode_tree(&tree, seed);
-    structured("tree: depth >= 5", input, synthetic::decode_tree, depth_at_least_5)
+        (seed..).map(|s| testkit::random_tree(s, len)).find(depth_at_least_5).expect("some seed gives a deep tree");
+    let input = testkit::encode_tree(&tree, seed);
+    structured("tree: depth >= 5", input, testkit::decode_tree, depth_at_least_5)
 }
 
 /// Some node has value 0xAA and a right child with value 0x55.
@@ -213,7 +235,7 @@ fn aa_with_right_child_55(tree: &Tree) -> bool {
 }
 
 fn tree_aa_with_right_child_55(seed: u64, len: usize) -> Case {
-    let mut tree = synthetic::random_tree(seed, len);
+    let mut tree = testkit::random_tree(seed, len);
     clear_aa(&mut tree);
     // Walk a random path some ten levels down and plant the pair there.
     let mut rng = fastrand::Rng::with_seed(seed);
@@ -237,8 +259,8 @@ fn tree_aa_with_right_child_55(seed: u64, len: usize) -> Case {
         Some(right) => right.value = 0x55,
         None => node.right = Some(Box::new(Node { value: 0x55, left: None, right: None })),
     }
-    let input = synthetic::encode_tree(&tree, seed);
-    structured("tree: 0xAA with right child 0x55", input, synthetic::decode_tree, aa_with_right_child_55)
+    let input = testkit::encode_tree(&tree, seed);
+    structured("tree: 0xAA with right child 0x55", input, testkit::decode_tree, aa_with_right_child_55)
 }
 
 fn clear_aa(tree: &mut Tree) {
@@ -259,15 +281,15 @@ fn names_and_payload(record: &Record) -> bool {
 }
 
 fn record_names_and_payload(seed: u64, len: usize) -> Case {
-    let mut record = synthetic::random_record(seed, len - 12);
+    let mut record = testkit::random_record(seed, len - 12);
     while record.names.len() < 3 {
         record.names.push("abc".into());
     }
     if record.payload.is_empty() {
         record.payload.push(0x7f);
     }
-    let input = synthetic::encode_record(&record, seed);
-    structured("record: >= 3 names and a payload", input, synthetic::decode_record, names_and_payload)
+    let input = testkit::encode_record(&record, seed);
+    structured("record: >= 3 names and a payload", input, testkit::decode_record, names_and_payload)
 }
 
 fn ids_out_of_order(record: &Record) -> bool {
@@ -275,8 +297,8 @@ fn ids_out_of_order(record: &Record) -> bool {
 }
 
 fn record_ids_out_of_order(seed: u64, len: usize) -> Case {
-    let input = synthetic::encode_record(&synthetic::random_record(seed, len), seed);
-    structured("record: ids out of order, a true flag", input, synthetic::decode_record, ids_out_of_order)
+    let input = testkit::encode_record(&testkit::random_record(seed, len), seed);
+    structured("record: ids out of order, a true flag", input, testkit::decode_record, ids_out_of_order)
 }
 
 // ---------------------------------------------------------------------------

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use crate::batch::model::{Bug, BugStatus};
-use crate::progress::{Display, StatusLine};
+use crate::session::progress::{Display, StatusLine};
 
 /// The batch's progress on stderr.
 #[derive(Debug)]

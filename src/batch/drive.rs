@@ -4,9 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::batch::backend::Backend;
 use crate::batch::display::Status;
-use crate::batch::inputs::Input;
 use crate::batch::ledger::Ledger;
 use crate::batch::minimize::{BugDone, BugJob, Settings};
 use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy, MinimizedInput, SkipReason, SkippedInput};
@@ -14,7 +12,10 @@ use crate::batch::pool::{with_workers, Event, Job};
 use crate::batch::report::source_location;
 use crate::batch::store::{Store, TriageCache};
 use crate::batch::triage::{Group, Groups, Member};
-use crate::output::sha1_hex;
+use crate::session::backend::Backend;
+use crate::session::inputs::Input;
+use crate::session::output::sha1_hex;
+use crate::session::progress::counted;
 use crate::signature::Signature;
 
 /// What every target's batch shares.
@@ -311,9 +312,4 @@ fn locate(
 ) -> Option<crate::batch::model::SourceLocation> {
     let location = signature.location.as_deref()?;
     source_location(location, repository_root, fuzz_dir.unwrap_or(repository_root))
-}
-
-/// `1 bug`, `2 bugs`.
-pub fn counted(n: usize, noun: &str) -> String {
-    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

@@ -8,7 +8,7 @@ use anyhow::{anyhow, Context};
 
 use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy};
 use crate::exit_code::{Exit, Failure, OrExit};
-use crate::output::write_atomically;
+use crate::session::output::write_atomically;
 
 /// Merges the shard directories `shards` into `output`.
 pub fn run(shards: &[PathBuf], output: &Path, quiet: bool) -> Result<Exit, Failure> {

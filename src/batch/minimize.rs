@@ -3,14 +3,14 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use crate::batch::backend::{Backend, Check};
 use crate::batch::model::BugStatus;
 use crate::batch::triage::Member;
 use crate::exec::{Executor, RunningGroup};
-use crate::interrupt::Interrupt;
-use crate::output::write_atomically;
-use crate::pipeline::{self, Slips, Target, INITIAL_RUNS};
 use crate::reduce::{Observer, Progress, ReduceOptions, StopReason, TestCase};
+use crate::session::backend::{Backend, Check};
+use crate::session::interrupt::Interrupt;
+use crate::session::output::write_atomically;
+use crate::session::pipeline::{self, Slips, Target, INITIAL_RUNS};
 use crate::signature::{Level, Signature};
 use crate::verify::LibFuzzerCheck;
 

@@ -7,10 +7,8 @@
 //! annotations), with [`display`] showing progress; [`merge`] joins the
 //! output directories of shards.
 
-pub mod backend;
 pub mod display;
 pub mod drive;
-pub mod inputs;
 pub mod ledger;
 pub mod merge;
 pub mod minimize;
@@ -25,14 +23,15 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::exit_code::{Exit, Failure};
-use crate::interrupt::Interrupt;
-use crate::options::{Artifacts, BatchOptions, Mode, Options};
-use crate::progress::Display;
-use crate::setup::{HarnessSetup, Limits};
-use backend::ExecBackend;
+use crate::options::{Artifacts, BatchOptions, Options, Runner, Targets};
+use crate::session::backend::ExecBackend;
+use crate::session::inputs::{self, Input};
+use crate::session::interrupt::Interrupt;
+use crate::session::progress::counted;
+use crate::session::progress::Display;
+use crate::session::setup::{HarnessSetup, Limits};
 use display::Status;
 use drive::Context;
-use inputs::Input;
 use minimize::Settings;
 use model::{BatchReport, BugStatus, Shard, Tool, REPORT_VERSION};
 use store::Store;
@@ -42,22 +41,18 @@ pub const DEFAULT_OUTPUT: &str = "artifacts/minimize-crash";
 
 /// Runs a batch (or merges shards) and says how it went in the exit code.
 pub fn run(options: &Options, batch: &BatchOptions, interrupt: &Interrupt) -> Result<Exit, Failure> {
-    if batch.merge {
-        let output = options.output.as_deref().expect("checked: --merge needs -o");
-        return merge::run(&batch.paths, output, options.quiet);
-    }
     let settings = Settings {
         level: options.signature,
         structure: options.structure,
-        reduce: crate::run::reduce_options(options, interrupt),
+        reduce: crate::session::reduce_options(options, interrupt),
         interrupt,
     };
-    let ctx = match &options.mode {
-        Mode::Exec { command, target } => {
-            let output = options.output.as_deref().expect("checked: --exec batches need -o");
+    let ctx = match &batch.runner {
+        Runner::Exec { command, label } => {
+            let output = batch.output.as_deref().expect("checked: --exec batches need -o");
             let backend = ExecBackend {
                 command: command.clone(),
-                label: target.clone().unwrap_or_default(),
+                label: label.clone().unwrap_or_default(),
                 timeout: options.timeout,
             };
             let inputs = shard(inputs::collect(&batch.paths, &[])?, batch);
@@ -66,29 +61,29 @@ pub fn run(options: &Options, batch: &BatchOptions, interrupt: &Interrupt) -> Re
             drive::run_target(&backend, &inputs, &mut ctx)?;
             ctx
         }
-        Mode::Harness { target, project } => run_harness(target, project, options, batch, &settings)?,
+        Runner::Harness { target, project } => run_harness(target, project, options, batch, &settings)?,
     };
     finish(ctx, options, interrupt)
 }
 
 /// The harness mode: every target asked for, one after the other.
 fn run_harness<'a>(
-    target: &str,
+    target: &Targets,
     project: &crate::options::ProjectOptions,
     options: &Options,
     batch: &BatchOptions,
     settings: &'a Settings<'a>,
 ) -> Result<Context<'a>, Failure> {
     let (located, cwd) = HarnessSetup::locate(project)?;
-    let targets = match batch.artifacts {
-        Artifacts::AllTargets => located.target_names(),
-        Artifacts::No | Artifacts::Target => {
+    let targets = match target {
+        Targets::All => located.target_names(),
+        Targets::One(target) => {
             // An unknown target is an error even when it has no inputs.
             located.target(target).map_err(Failure::from)?;
             vec![target.to_owned()]
         }
     };
-    let output = options.output.clone().unwrap_or_else(|| located.fuzz_dir.join(DEFAULT_OUTPUT));
+    let output = batch.output.clone().unwrap_or_else(|| located.fuzz_dir.join(DEFAULT_OUTPUT));
     let mut ctx = context(&output, settings, options, batch, repository_root(&located.fuzz_dir))?;
     let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
     for name in targets {
@@ -192,17 +187,17 @@ fn finish(ctx: Context, options: &Options, interrupt: &Interrupt) -> Result<Exit
 /// One line: how many bugs, where the reports are.
 fn summary_line(report: &BatchReport, dir: &Path) -> String {
     let t = &report.totals;
-    let inputs = drive::counted(t.inputs, "input");
+    let inputs = counted(t.inputs, "input");
     if t.bugs == 0 {
         return format!("no crash in {inputs} ({} skipped); report: {}", t.skipped, dir.join("report.md").display());
     }
     format!(
         "{} in {} of {inputs} ({} minimized, {} not reproducible, {} skipped); reports in {}",
-        drive::counted(t.bugs, "bug"),
-        drive::counted(t.crashing, "crashing input"),
+        counted(t.bugs, "bug"),
+        counted(t.crashing, "crashing input"),
         t.minimized,
         t.not_reproducible,
-        drive::counted(t.skipped, "input"),
+        counted(t.skipped, "input"),
         dir.display()
     )
 }

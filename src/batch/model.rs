@@ -6,7 +6,6 @@
 //! directory are relative to it, so a directory moved or downloaded as a CI
 //! artifact still reads right.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::signature::{Level, Signature};
@@ -16,7 +15,8 @@ use crate::verify::LibFuzzerCheck;
 pub const REPORT_VERSION: u32 = 1;
 
 /// Everything a batch run found, one entry per bug.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct BatchReport {
     /// [`REPORT_VERSION`].
     pub version: u32,
@@ -39,7 +39,8 @@ pub struct BatchReport {
 }
 
 /// The tool's name and version.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Tool {
     /// `cargo-minimize-crash`.
     pub name: String,
@@ -54,7 +55,8 @@ impl Default for Tool {
 }
 
 /// One shard of a run split by `--shard I/N`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Shard {
     /// This shard, from 1.
     pub index: u32,
@@ -63,7 +65,8 @@ pub struct Shard {
 }
 
 /// Counts over all inputs.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Totals {
     /// Inputs considered (after sharding).
     pub inputs: usize,
@@ -80,7 +83,8 @@ pub struct Totals {
 }
 
 /// One distinct bug: its signature, its minimized reproducer and every input that showed it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Bug {
     /// A stable name for the bug, also its folder in the output directory:
     /// `<target>-<kind>-<first 10 hex digits of the fingerprint>`.
@@ -128,7 +132,8 @@ pub struct Bug {
 }
 
 /// A duplicate minimized on its own (`--each`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct MinimizedInput {
     /// The input, as given.
     pub input: String,
@@ -141,7 +146,8 @@ pub struct MinimizedInput {
 }
 
 /// Where a bug's reduction stands.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum BugStatus {
     /// Minimized, and the reproducer crashes the same way again.
@@ -158,7 +164,8 @@ pub enum BugStatus {
 }
 
 /// How a bug was found.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(tag = "how", rename_all = "kebab-case")]
 pub enum FoundBy {
     /// An input crashed this way when first run.
@@ -171,7 +178,8 @@ pub enum FoundBy {
 }
 
 /// A place in the user's source, relative to the repository root.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SourceLocation {
     /// The file, relative to the repository root, with `/` separators.
     pub path: String,
@@ -182,7 +190,8 @@ pub struct SourceLocation {
 }
 
 /// An input that is not part of any bug, and why.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct SkippedInput {
     /// The input, as given.
     pub path: String,
@@ -191,7 +200,8 @@ pub struct SkippedInput {
 }
 
 /// Why an input is not part of any bug.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(tag = "reason", rename_all = "kebab-case")]
 pub enum SkipReason {
     /// It ran without crashing.

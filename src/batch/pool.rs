@@ -1,12 +1,12 @@
-//! The batch's jobs (triage an input, minimize a bug) and events on the shared worker threads (`crate::workers`), each worker with its own executor (its own fork server).
+//! The batch's jobs (triage an input, minimize a bug) and events on the shared worker threads (`crate::session::workers`), each worker with its own executor (its own fork server).
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::batch::backend::Backend;
 use crate::batch::minimize::{minimize_bug, BugDone, BugJob, Reporting, Settings};
 use crate::exec::{Executor, RunningGroup};
+use crate::session::backend::Backend;
+use crate::session::workers::{Slot, Work};
 use crate::signature::Signature;
-use crate::workers::{Slot, Work};
 
 /// Work for a worker.
 #[derive(Debug)]
@@ -65,7 +65,7 @@ pub fn with_workers<B: Backend, R>(
     settings: &Settings,
     coordinate: impl FnOnce(&Sender<Job>, &Receiver<Event>) -> R,
 ) -> R {
-    crate::workers::with_workers(&BatchWork { backend, settings }, workers, settings.interrupt, coordinate)
+    crate::session::workers::with_workers(&BatchWork { backend, settings }, workers, settings.interrupt, coordinate)
 }
 
 /// A batch's jobs on a mode's executors.

@@ -17,7 +17,7 @@ use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
 use crate::batch::model::{BatchReport, Bug};
-use crate::output::{sha1_hex, write_atomically};
+use crate::session::output::{sha1_hex, write_atomically};
 use crate::signature::{Level, Signature};
 
 /// A bug's state file: its entry, and what it was made with.

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::batch::model::FoundBy;
-use crate::output::sha1_hex;
+use crate::session::output::sha1_hex;
 use crate::signature::{Kind, Level, Signature};
 
 /// An input that crashed.

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use crate::progress::{Display, StatusLine};
+use crate::session::progress::{Display, StatusLine};
 
 /// The corpus run's progress on stderr.
 #[derive(Debug)]

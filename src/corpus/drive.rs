@@ -9,8 +9,8 @@ use crate::corpus::inputs::CorpusInput;
 use crate::corpus::runner::Measured;
 use crate::corpus::store::{Saved, Store};
 use crate::corpus::work::{Event, Job};
-use crate::interrupt::Interrupt;
 use crate::reduce::StopReason;
+use crate::session::interrupt::Interrupt;
 
 /// What a round shrinks: an input of the corpus, or a result of the round before.
 #[derive(Clone, Debug)]

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use crate::batch::inputs::Input;
-use crate::output::sha1_hex;
+use crate::session::inputs::Input;
+use crate::session::output::sha1_hex;
 
 /// One distinct content of the corpus.
 #[derive(Clone, Debug)]

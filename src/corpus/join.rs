@@ -25,7 +25,6 @@
 //! is tried with the next ones. Each joined result is saved under the pair's
 //! key, so a rerun takes it back after one run.
 
-use crate::batch::drive::counted;
 use crate::corpus::drive::{Item, KeptResult, Phase};
 use crate::corpus::rounds::{cover, Rounds};
 use crate::corpus::runner::{Measured, Runner};
@@ -34,6 +33,7 @@ use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
 use crate::reduce::join::{joins, padded, PAD};
 use crate::reduce::{ReduceOptions, StopReason, TestCase};
+use crate::session::progress::counted;
 
 /// Only results at least this large are joined: a small one holds few alike
 /// elements to share, and a join costs a shrink (at 256: commands 343 bytes

@@ -1,7 +1,7 @@
 //! Corpus mode: shrink every input of a fuzzing corpus and drop the redundant ones, keeping every coverage feature; the old directory is only read, the new one written as inputs finish.
 //!
 //! The steps, one file each: [`inputs`] (every file under the directory, each
-//! content once) -> on the [`crate::workers`], each with a coverage harness
+//! content once) -> on the [`crate::session::workers`], each with a coverage harness
 //! and a recording one ([`runner`], [`work`], [`shrink`]): [`drive`] measures each input's features once ->
 //! [`rounds`]: [`cover`] keeps a smallest set covering them all, each kept
 //! input assigned the features it is kept for -> each kept input shrunk while
@@ -30,13 +30,13 @@ use std::time::Instant;
 
 use anyhow::anyhow;
 
-use crate::batch::backend::Backend;
 use crate::exit_code::{Exit, Failure, OrExit};
-use crate::interrupt::Interrupt;
-use crate::options::{CorpusOptions, Mode, Options};
-use crate::progress::Display;
+use crate::options::{CorpusOptions, Options};
 use crate::reduce::ReduceOptions;
-use crate::setup::{HarnessSetup, Limits};
+use crate::session::backend::Backend;
+use crate::session::interrupt::Interrupt;
+use crate::session::progress::Display;
+use crate::session::setup::{HarnessSetup, Limits};
 use cover::{greedy_cover, intersect, union, Candidate};
 use display::Status;
 use drive::{measure_all, Item, KeptResult, Phase};
@@ -51,44 +51,19 @@ use work::CorpusWork;
 /// misses a feature of the old one (coverage that varies run to run), 130 when interrupted.
 pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> Result<Exit, Failure> {
     let started = Instant::now();
-    let Mode::Harness { target, project } = &options.mode else {
-        return Err(Failure::usage(anyhow!("--corpus needs a cargo-fuzz target (it cannot work with --exec)")));
-    };
-    let output = options
-        .output
-        .as_deref()
-        .ok_or_else(|| Failure::usage(anyhow!("give the new corpus's directory with -o DIR")))?;
+    let (target, output) = (&corpus.target, corpus.output.as_path());
     let inputs = inputs::collect(&corpus.dir).or_exit(Exit::Usage)?;
     if inputs.is_empty() {
         return Err(Failure::usage(anyhow!("the corpus {} has no files", corpus.dir.display())));
     }
-    let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
-    let located = HarnessSetup::locate(project)?;
-    // The crash build records examples for the reducer; the coverage build only counts.
-    let recording = options
-        .structure
-        .then(|| HarnessSetup::build(located.clone(), target, project, limits, options.quiet, interrupt))
-        .transpose()?;
-    let project = crate::options::ProjectOptions { coverage: true, ..project.clone() };
-    let setup = HarnessSetup::build(located, target, &project, limits, options.quiet, interrupt)?;
+    let (setup, recording) = builds(options, corpus, interrupt)?;
     let mut store =
         Store::open(output, &corpus.dir, &setup.harness.scratch_dir, &setup.build_id()?).or_exit(Exit::Usage)?;
     let mut status = Status::new(Display::choose(options.quiet));
-    // Bytes are what a corpus costs: lowering values of the same size would only spend tests.
-    // Draws stay on (unless --no-draws): deleting a typed element with its length at the back
-    // and shrinking strings take them (config's corpus: 21,215 bytes without, 11,596 with).
-    // Coverage counters wrap at 256: deleting 256 alike elements at once keeps them.
-    // A pass that never paid keeps its failure budget: coverage successes come late
-    // (scene's corpus: 20,465 bytes with the budgets halved, 18,366 without).
-    let reduce = ReduceOptions {
-        lowering: false,
-        wrapping_counters: true,
-        min_failures: u32::MAX,
-        ..crate::run::reduce_options(options, interrupt)
-    };
+    let reduce = reduce_options(options, interrupt);
     let work = CorpusWork { setup: &setup, recording: recording.as_ref(), reduce, interrupt };
     let (measured, required, rounds) =
-        crate::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
+        crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
             let mut phase = Phase { jobs, events, status: &mut status, interrupt };
             let measured = measure_all(&inputs, &mut phase);
             instrumented(&measured)?;
@@ -126,6 +101,42 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
         // Coverage that varies from run to run: the new corpus is written, but short.
         (false, false) => Exit::Unverified,
     })
+}
+
+/// The coverage build (which only counts) and, with structure on, the
+/// crash build (which records examples for the reducer).
+fn builds(
+    options: &Options,
+    corpus: &CorpusOptions,
+    interrupt: &Interrupt,
+) -> Result<(HarnessSetup, Option<HarnessSetup>), Failure> {
+    let (target, project) = (&corpus.target, &corpus.project);
+    let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
+    let located = HarnessSetup::locate(project)?;
+    let recording = options
+        .structure
+        .then(|| HarnessSetup::build(located.clone(), target, project, limits, options.quiet, interrupt))
+        .transpose()?;
+    let project = crate::options::ProjectOptions { coverage: true, ..project.clone() };
+    let setup = HarnessSetup::build(located, target, &project, limits, options.quiet, interrupt)?;
+    Ok((setup, recording))
+}
+
+/// The reducer's settings for a corpus. Bytes are what a corpus costs:
+/// lowering values of the same size would only spend tests. Draws stay on
+/// (unless --no-draws): deleting a typed element with its length at the back
+/// and shrinking strings take them (config's corpus: 21,215 bytes without,
+/// 11,596 with). Coverage counters wrap at 256: deleting 256 alike elements
+/// at once keeps them. A pass that never paid keeps its failure budget:
+/// coverage successes come late (scene's corpus: 20,465 bytes with the
+/// budgets halved, 18,366 without).
+fn reduce_options(options: &Options, interrupt: &Interrupt) -> ReduceOptions {
+    ReduceOptions {
+        lowering: false,
+        wrapping_counters: true,
+        min_failures: u32::MAX,
+        ..crate::session::reduce_options(options, interrupt)
+    }
 }
 
 /// Fails when no input could be measured because the harness reports no coverage.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context};
 use serde::{Deserialize, Serialize};
 
-use crate::output::{sha1_hex, write_atomically};
+use crate::session::output::{sha1_hex, write_atomically};
 
 /// One journal line.
 #[derive(Debug, Serialize, Deserialize)]

@@ -6,10 +6,10 @@ use crate::corpus::join::{join_and_shrink, Joined};
 use crate::corpus::runner::{Measured, Runner};
 use crate::corpus::shrink::{shrink_and_split, Shrunk};
 use crate::exec::RunningGroup;
-use crate::interrupt::Interrupt;
 use crate::reduce::ReduceOptions;
-use crate::setup::HarnessSetup;
-use crate::workers::{Slot, Work};
+use crate::session::interrupt::Interrupt;
+use crate::session::setup::HarnessSetup;
+use crate::session::workers::{Slot, Work};
 
 /// Work for a worker.
 #[derive(Debug)]

@@ -22,6 +22,15 @@ pub use forkserver::{ForkServerConfig, ForkServerExecutor, HandshakeError};
 pub use lanes::Lanes;
 pub use process::{CommandLine, ProcessExecutor, RunningGroup};
 
+/// The cores this process may use (its CPU affinity and quota; 1 when
+/// unknown): the default number of workers, and of tests at once for a slow
+/// target; whether a fork-server client may poll (`spin`, every test).
+/// Read once: the quota comes from cgroup files.
+pub fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// How the process ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -69,7 +78,7 @@ pub struct Outcome {
     pub panic: Option<Panic>,
     /// The symbolized stack of a crash by signal, innermost first, when the
     /// process recorded it (a fork-server harness does) and a symbolizer exists.
-    pub frames: Option<Vec<crate::signature::parse::Frame>>,
+    pub frames: Option<Vec<crate::trace::parse::Frame>>,
     /// A crash by signal was the stack running out (the fault next to the
     /// stack pointer, as the harness's handler saw it).
     pub stack_overflow: bool,

@@ -41,7 +41,7 @@ impl Spinner {
     /// Until when the answers to a test started at `started` are polled for;
     /// `None`: wait blocked.
     pub(super) fn until(&self, started: Instant) -> Option<Instant> {
-        polls(self.last, LIVE.load(Ordering::Relaxed), crate::options::cores()).then(|| started + WINDOW)
+        polls(self.last, LIVE.load(Ordering::Relaxed), crate::exec::cores()).then(|| started + WINDOW)
     }
 
     /// Notes how long a test took.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use crate::protocol::CrashFrames;
-use crate::signature::parse::{Frame, TraceFrame};
+use crate::trace::parse::{Frame, TraceFrame};
 
 /// The tools, in order of preference.
 const LLVM_SYMBOLIZER: &str = "llvm-symbolizer";
@@ -75,8 +75,8 @@ impl Symbolizer {
     /// The frames of a sanitizer's report in `text` (a process's stderr),
     /// looked up as [`Symbolizer::trace_frames`] does; `None` without a report.
     pub fn report_frames(&mut self, text: &str) -> Option<Vec<Frame>> {
-        crate::signature::parse::sanitizer(text)?;
-        self.trace_frames(&crate::signature::parse::trace(text))
+        crate::trace::parse::sanitizer(text)?;
+        self.trace_frames(&crate::trace::parse::trace(text))
     }
 
     /// The frames of a sanitizer's unsymbolized trace (`symbolize=0`), the
@@ -260,7 +260,7 @@ fn frames_of_pairs(lines: &[String]) -> Vec<Frame> {
         .chunks(2)
         .filter(|pair| pair.len() == 2)
         .map(|pair| {
-            let function = crate::signature::parse::strip_hash(pair[0].trim()).to_owned();
+            let function = crate::trace::parse::strip_hash(pair[0].trim()).to_owned();
             let location = pair[1].trim();
             let file = (!location.starts_with("??")).then(|| location.to_owned());
             Frame { function, file }

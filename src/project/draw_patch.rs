@@ -95,109 +95,9 @@ const WRAPPED: [Wrapped; 8] = [
 const REQUIRED: [&str; 2] =
     ["pub struct Unstructured<'a> {\n    data: &'a [u8],\n}\n", "impl<'a> Unstructured<'a> {\n"];
 
-/// The appended wrappers: the cursor helper and the four methods, whose
-/// signatures repeat the anchors in [`WRAPPED`] (preceded by their comment in [`patch`]).
-const WRAPPERS: &str = r#"#[allow(warnings, unused)]
-impl<'a> Unstructured<'a> {
-    /// The pointer to the first unread byte and the number of bytes left.
-    #[inline(always)]
-    fn __cmc_cursor(&self) -> (*const u8, usize) {
-        (self.data.as_ptr(), self.data.len())
-    }
-
-    /// Fills `buffer` from the front of the data, zeros past its end: recorded as `draw:le:<width>`.
-    pub fn fill_buffer(&mut self, buffer: &mut [u8]) -> Result<()> {
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::examples::draw_fill(self.data, buffer.len());
-        self.__cmc_fill_buffer(buffer)
-    }
-
-    /// An integer in `range`, big-endian from the front: recorded as `draw:range`.
-    pub fn int_in_range<T>(&mut self, range: ops::RangeInclusive<T>) -> Result<T>
-    where
-        T: Int,
-    {
-        let (front, len) = self.__cmc_cursor();
-        let result = self.__cmc_int_in_range(range);
-        let after = self.__cmc_cursor();
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:range");
-        #[cfg(not(cmc_coverage))]
-        {
-            let width = core::mem::size_of::<T>();
-            // A primitive integer's own bytes, all initialized.
-            let value = result.as_ref().ok().map(|v| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) });
-            cmc_runtime::values::answer(value, width);
-        }
-        result
-    }
-
-    /// A collection's size in bytes, from the back: recorded as `draw:len`.
-    fn arbitrary_byte_size(&mut self) -> Result<usize> {
-        let (front, len) = self.__cmc_cursor();
-        let result = self.__cmc_arbitrary_byte_size();
-        let after = self.__cmc_cursor();
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:len");
-        #[cfg(not(cmc_coverage))]
-        {
-            let value = result.as_ref().ok().map(|size| size.to_le_bytes());
-            cmc_runtime::values::answer(value.as_ref().map(|bytes| &bytes[..]), 8);
-        }
-        result
-    }
-
-    /// `size` bytes from the front: recorded as `draw:bytes`.
-    pub fn bytes(&mut self, size: usize) -> Result<&'a [u8]> {
-        let (front, len) = self.__cmc_cursor();
-        let result = self.__cmc_bytes(size);
-        let after = self.__cmc_cursor();
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:bytes");
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::values::answer(result.as_ref().ok().copied(), size);
-        result
-    }
-
-    /// How many bytes are left: an answer in the value key.
-    pub fn len(&self) -> usize {
-        let left = self.__cmc_len();
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::values::answer(Some(&left.to_le_bytes()), 8);
-        left
-    }
-
-    /// Whether no byte is left: an answer in the value key (only the `bool`,
-    /// not through `len`: every derived value asks it).
-    pub fn is_empty(&self) -> bool {
-        #[cfg(cmc_coverage)]
-        return self.__cmc_is_empty();
-        #[cfg(not(cmc_coverage))]
-        {
-            let empty = self.__cmc_cursor().1 == 0;
-            cmc_runtime::values::answer(Some(&[u8::from(empty)]), 1);
-            empty
-        }
-    }
-
-    /// The next `size` bytes, not taken: an answer in the value key.
-    pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {
-        let peeked = self.__cmc_peek_bytes(size);
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::values::answer(peeked, size);
-        peeked
-    }
-
-    /// All the bytes left: an answer in the value key. (`self`, not the
-    /// original's `mut self`, an unused `mut` here.)
-    pub fn take_rest(self) -> &'a [u8] {
-        let rest = self.__cmc_take_rest();
-        #[cfg(not(cmc_coverage))]
-        cmc_runtime::values::answer(Some(rest), rest.len());
-        rest
-    }
-}
-"#;
+/// The appended wrappers, after their comment: the cursor helper and the
+/// methods, whose signatures repeat the anchors in [`WRAPPED`].
+const WRAPPERS: &str = super::injected::text(include_str!("inject/draw_wrappers.rs"));
 
 /// `unstructured.rs` with each wrapped method renamed and the wrappers
 /// appended; `None` when the source is not of the expected form (an anchor
@@ -219,75 +119,14 @@ pub fn patch(source: &str) -> Option<String> {
         let private = format!("    #[allow(dead_code)] {}", private.trim_start().trim_start_matches("pub "));
         patched = patched.replacen(wrapped.declaration, &private, 1);
     }
-    patched.push_str(&format!(
-        "\n\n// Appended by cargo-minimize-crash: every primitive read reports the bytes it\n\
-         // took to the harness runtime as a leaf example labelled `draw:*`. The\n\
-         // original bodies are the `__cmc_*` methods above, unchanged. (The crate's\n\
-         // own `#![deny(..)]` lines come after our `#![allow(warnings)]` and win there.)\n\
-         {WRAPPERS}"
-    ));
+    patched.push_str("\n\n");
+    patched.push_str(WRAPPERS);
     Some(patched)
 }
 
 /// The shape of arbitrary 1.5.0's `src/unstructured.rs`, bodies shortened (for tests here and in `arbitrary_shim`).
 #[cfg(test)]
-pub(super) const FAKE_UNSTRUCTURED: &str = "use std::{mem, ops};
-
-use crate::{Error, Result};
-
-pub struct Unstructured<'a> {
-    data: &'a [u8],
-}
-
-impl<'a> Unstructured<'a> {
-    pub fn len(&self) -> usize {
-        self.data.len()
-    }
-
-    fn arbitrary_byte_size(&mut self) -> Result<usize> {
-        if self.data.is_empty() {
-            Ok(0)
-        } else {
-            // Lengths come from the back.
-
-            Ok(1)
-        }
-    }
-
-    /// Generate an integer within the given range.
-    pub fn int_in_range<T>(&mut self, range: ops::RangeInclusive<T>) -> Result<T>
-    where
-        T: Int,
-    {
-        Ok(*range.start())
-    }
-
-    /// Fill a `buffer`.
-    ///
-    /// Pads it with zeros.
-    #[inline]
-    pub fn fill_buffer(&mut self, buffer: &mut [u8]) -> Result<()> {
-        Ok(())
-    }
-    pub fn bytes(&mut self, size: usize) -> Result<&'a [u8]> {
-        Err(Error::NotEnoughData)
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    pub fn peek_bytes(&self, size: usize) -> Option<&'a [u8]> {
-        self.data.get(..size)
-    }
-
-    pub fn take_rest(mut self) -> &'a [u8] {
-        mem::take(&mut self.data)
-    }
-}
-
-pub trait Int {}
-";
+pub(super) const FAKE_UNSTRUCTURED: &str = super::injected::text(include_str!("inject/fake_unstructured.rs"));
 
 #[cfg(test)]
 mod tests {

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! The runtime keeps `crates/runtime/src/` in its path, which is how the
-//! signature tells its frames from the user's code (`signature::parse`).
+//! signature tells its frames from the user's code (`trace::parse`).
 
 use std::path::{Path, PathBuf};
 

@@ -16,6 +16,8 @@
 //! 4. [`harness`]: `cargo build` of that workspace with cargo-fuzz's flags, the
 //!    compile errors as a typed error, and a check that the patch was taken.
 //!
+//! What we inject is Rust in files of its own, under `inject/` ([`injected`]).
+//!
 //! The user's files are only ever read: everything is written under the scratch
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
@@ -23,6 +25,7 @@ pub mod arbitrary_shim;
 pub mod draw_patch;
 pub mod embedded;
 pub mod harness;
+mod injected;
 pub mod locate;
 pub mod resolve;
 pub mod scratch;

@@ -245,10 +245,7 @@ const DECODED_ANCHOR: &str = "pub fn rust_libfuzzer_debug_path() -> &'static Opt
 const VALUE_ANCHOR: &str = "let data = <$dty as Arbitrary>::arbitrary_take_rest(u);\n";
 
 /// The hook that hands the decoded value to the runtime (see `cmc_runtime::values::value`).
-const VALUE_HOOK: &str = "\n// cargo-minimize-crash: the decoded value, for the look-alike key.\n\
-    #[doc(hidden)]\n#[inline(always)]\npub fn __cmc_value<T: ::core::fmt::Debug>(value: &T) {\n    \
-    // Not in the coverage build: its counters must be `cargo fuzz build`'s.\n    \
-    #[cfg(not(cmc_coverage))]\n    cmc_runtime::values::value(value)\n}\n";
+const VALUE_HOOK: &str = super::injected::text(include_str!("inject/libfuzzer_sys_value_hook.rs"));
 
 /// The crate root, with warnings allowed (cargo caps lints for registry
 /// crates but not for path ones, and a user's `RUSTFLAGS=-Dwarnings` must not
@@ -265,7 +262,7 @@ fn patched_lib(lib: &str) -> String {
     };
     if lib.contains(VALUE_ANCHOR) {
         let hooked = VALUE_ANCHOR.replace('\n', " $crate::__cmc_value(&data); // cargo-minimize-crash\n");
-        lib = lib.replace(VALUE_ANCHOR, &hooked) + VALUE_HOOK;
+        lib = lib.replace(VALUE_ANCHOR, &hooked) + "\n" + VALUE_HOOK;
     }
     format!(
         "#![allow(warnings)] // cargo-minimize-crash: lints are capped for registry crates\n{lib}\n\
@@ -274,53 +271,36 @@ fn patched_lib(lib: &str) -> String {
     )
 }
 
-/// The appended module: `main` (libFuzzer's is not linked) calls the
+/// The appended module, as written for editions up to 2021 and for
+/// libfuzzer-sys 0.4.9 on: `main` (libFuzzer's is not linked) calls the
 /// initializer the way libFuzzer does, then serves the runtime's requests,
 /// each one a call of `LLVMFuzzerTestOneInput`. `LLVMFuzzerMutate` (libFuzzer's
 /// mutator, referenced by `fuzzer_mutate`) returns the data unchanged.
+const ENTRY_POINT: &str = super::injected::text(include_str!("inject/libfuzzer_sys_entry_point.rs"));
+
+/// [`ENTRY_POINT`]'s declaration of the initializer the fuzz target's macro
+/// defines: from its first line to the next line that is `}`.
+const INITIALIZER_BLOCK: &str = "extern \"C\" {\n    fn LLVMFuzzerInitialize(";
+/// [`ENTRY_POINT`]'s call of that initializer.
+const INITIALIZER_CALL: &str = "unsafe { LLVMFuzzerInitialize(&argc, &argv) };";
+
+/// [`ENTRY_POINT`] for the stand-in of `lib` at `edition`: 0.4.0–0.4.8 export
+/// the initializer from the library itself (later versions generate it in
+/// the fuzz target's `fuzz_target!` expansion), and edition 2024 wants
+/// `unsafe` on `no_mangle` and on `extern` blocks.
 fn standin_module(lib: &str, edition: &str) -> String {
-    let modern = edition >= "2024";
-    let no_mangle = if modern { "#[unsafe(no_mangle)]" } else { "#[no_mangle]" };
-    let extern_block = if modern { "unsafe extern \"C\"" } else { "extern \"C\"" };
-    // 0.4.0–0.4.8 export the initializer from this crate; later versions
-    // generate it in the fuzz target's `fuzz_target!` expansion.
-    let (init_decl, init_call) = if lib.contains("export_name = \"LLVMFuzzerInitialize\"") {
-        (String::new(), "super::initialize(&argc, &argv);")
-    } else {
-        (
-            format!(
-                "{extern_block} {{\n    fn LLVMFuzzerInitialize(argc: *const isize, argv: *const *const *const u8) -> isize;\n}}\n"
-            ),
-            "unsafe { LLVMFuzzerInitialize(&argc, &argv) };",
-        )
-    };
-    format!(
-        r#"//! Written by cargo-minimize-crash: the harness's entry point.
-
-extern crate {RUNTIME_CRATE};
-
-use std::os::raw::{{c_char, c_int}};
-
-{init_decl}
-/// The process's entry point, in place of libFuzzer's.
-{no_mangle}
-pub extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {{
-    let argc = argc as isize;
-    let argv = argv as *const *const u8;
-    {init_call}
-    // The copy's own `LLVMFuzzerTestOneInput`, called through a pointer as
-    // libFuzzer calls it: not inlined here, so its code, counters and frame
-    // are those of a `cargo fuzz build` binary.
-    {RUNTIME_CRATE}::serve(super::test_input_wrap)
-}}
-
-/// libFuzzer's mutator is not linked; the harness never mutates.
-{no_mangle}
-pub extern "C" fn LLVMFuzzerMutate(_data: *mut u8, size: usize, max_size: usize) -> usize {{
-    if size < max_size {{ size }} else {{ max_size }}
-}}
-"#
-    )
+    let mut module = ENTRY_POINT.to_string();
+    if lib.contains("export_name = \"LLVMFuzzerInitialize\"") {
+        let start = module.find(INITIALIZER_BLOCK).expect("the entry point declares the initializer");
+        let end = start + module[start..].find("\n}\n").expect("the declaration ends") + "\n}\n".len();
+        module.replace_range(start..end, "");
+        module = module.replacen(INITIALIZER_CALL, "super::initialize(&argc, &argv);", 1);
+    }
+    if edition >= "2024" {
+        module = module.replace("#[no_mangle]", "#[unsafe(no_mangle)]");
+        module = module.replacen(INITIALIZER_BLOCK, &format!("unsafe {INITIALIZER_BLOCK}"), 1);
+    }
+    module
 }
 
 /// Copies the files under `dir` (relative to `root`) into `dest`, except those `skip` names.
@@ -522,6 +502,21 @@ version = "1.0.83"
         assert!(!module.contains("fn LLVMFuzzerInitialize("), "{module}");
         assert!(module.contains("#[no_mangle]"));
         assert!(standin_module(lib, "2024").contains("#[unsafe(no_mangle)]"));
+    }
+
+    #[test]
+    fn the_entry_point_links_the_runtime_and_has_each_edited_part_once() {
+        assert!(ENTRY_POINT.contains(&format!("\nextern crate {RUNTIME_CRATE};\n")));
+        assert!(ENTRY_POINT.contains(&format!("{RUNTIME_CRATE}::serve(super::test_input_wrap)")));
+        for part in [INITIALIZER_BLOCK, INITIALIZER_CALL] {
+            assert_eq!(ENTRY_POINT.matches(part).count(), 1, "{part}");
+        }
+        assert_eq!(ENTRY_POINT.matches("#[no_mangle]").count(), 2);
+        let modern = standin_module("", "2024");
+        assert!(
+            modern.contains(&format!("\nunsafe {INITIALIZER_BLOCK}")) && !modern.contains("#[no_mangle]"),
+            "{modern}"
+        );
     }
 
     #[test]

@@ -37,7 +37,7 @@ impl Alphabet {
 /// Structured like `arbitrary`: operations with lengths read from the back,
 /// and a condition on one of the decoded operations (`None`: no operation).
 fn ops_case(rng: &mut fastrand::Rng) -> Option<Case> {
-    use crate::synthetic::{decode_ops, flatten_ops, noisy_ops, Op};
+    use testkit::{decode_ops, flatten_ops, noisy_ops, Op};
     let input = noisy_ops(rng.u64(..), rng.usize(20..400));
     let (ops, _) = decode_ops(&input);
     let flat = flatten_ops(&ops);
@@ -54,14 +54,19 @@ fn ops_case(rng: &mut fastrand::Rng) -> Option<Case> {
         _ => false,
     };
     let oracle = move |s: &[u8]| {
-        let (ops, examples) = decode_ops(s);
+        let (ops, recorded) = decode_ops(s);
         if flatten_ops(&ops).into_iter().any(&wanted) {
-            Verdict::Interesting(examples)
+            Verdict::Interesting(examples(recorded))
         } else {
             Verdict::Boring
         }
     };
     Some(("ops with a condition on one operation".to_string(), Box::new(oracle), input))
+}
+
+/// testkit's recorded examples as ours (testkit cannot name our types).
+fn examples(recorded: Vec<testkit::Recorded>) -> Vec<Example> {
+    recorded.into_iter().map(|r| Example::new(r.front, r.back, r.label, r.depth)).collect()
 }
 
 /// An ordered subsequence.

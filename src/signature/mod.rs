@@ -15,21 +15,19 @@
 //! Exit code 0 is no crash, whatever was printed. A timeout is its own kind,
 //! so a hang can be minimized on purpose and a crash never turns into a hang.
 
-pub mod parse;
-pub mod path;
-
 use std::fmt;
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{signal_name, Outcome, Status};
+use crate::trace::{parse, path};
 
 /// How many frames of user code locate a crash by signal (innermost first).
 pub const SIGNAL_FRAMES: usize = 2;
 
 /// How closely a candidate's crash must match the original's.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Level {
     /// Kind, location and message (numbers masked).
@@ -55,7 +53,8 @@ impl fmt::Display for Level {
 }
 
 /// What kind of failure a process had.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Kind {
     /// A Rust panic.
@@ -109,7 +108,8 @@ impl fmt::Display for Kind {
 }
 
 /// What identifies a crash.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Signature {
     /// The kind of failure.
     #[serde(flatten)]
@@ -166,15 +166,7 @@ impl Signature {
             });
         }
         if let Some(event) = parse::libfuzzer(&stderr) {
-            let kind = if event.starts_with("deadly signal") {
-                Kind::DeadlySignal
-            } else if event.starts_with("timeout") {
-                Kind::Timeout
-            } else if event.starts_with("out-of-memory") {
-                Kind::OutOfMemory
-            } else {
-                Kind::LibFuzzer { event: parse::normalize_message(&event) }
-            };
+            let kind = libfuzzer_kind(&event);
             return Some(Signature { kind, location: top_frame(), message: None, raised_in: None });
         }
         Some(match outcome.status {
@@ -237,6 +229,19 @@ impl Signature {
 }
 
 /// The top [`SIGNAL_FRAMES`] frames of user code, innermost first (`a <- b`).
+/// The kind of crash libFuzzer's own report line names.
+fn libfuzzer_kind(event: &str) -> Kind {
+    if event.starts_with("deadly signal") {
+        Kind::DeadlySignal
+    } else if event.starts_with("timeout") {
+        Kind::Timeout
+    } else if event.starts_with("out-of-memory") {
+        Kind::OutOfMemory
+    } else {
+        Kind::LibFuzzer { event: parse::normalize_message(event) }
+    }
+}
+
 fn top_user_frames(frames: &[parse::Frame]) -> Option<String> {
     let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
     (!top.is_empty()).then(|| top.join(" <- "))
@@ -408,7 +413,7 @@ mod tests {
 
     #[test]
     fn a_harness_signal_is_located_by_its_top_user_frames_and_libfuzzer_still_agrees() {
-        use parse::Frame;
+        use crate::trace::parse::Frame;
         let frame =
             |function: &str, file: Option<&str>| Frame { function: function.into(), file: file.map(Into::into) };
         let frames = |top: &str| {
@@ -457,7 +462,7 @@ mod tests {
     /// aside. Without frames (a `cargo fuzz build` binary) it stays there.
     #[test]
     fn a_panic_raised_in_the_standard_library_is_located_by_its_caller() {
-        use crate::signature::parse::Frame;
+        use crate::trace::parse::Frame;
         let std_file = "/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/slice/index.rs:1031:55";
         let frame = |function: &str, file: &str| Frame { function: function.into(), file: Some(file.into()) };
         let panic =

@@ -15,7 +15,6 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::process::quote;
@@ -30,7 +29,8 @@ mod build;
 pub use build::LibFuzzerBuild;
 
 /// The cross-check's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The libFuzzer build crashed the same way.
@@ -42,7 +42,8 @@ pub enum Verdict {
 }
 
 /// What the libFuzzer build made of the result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct LibFuzzerCheck {
     /// Yes, no or skipped.
     pub verified: Verdict,

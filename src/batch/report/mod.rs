@@ -9,6 +9,7 @@ mod annotations;
 mod location;
 mod markdown;
 mod sarif;
+#[cfg(test)]
 mod schema;
 
 use std::path::Path;
@@ -19,7 +20,6 @@ pub use annotations::annotations;
 pub use location::{source_location, target_source};
 pub use markdown::markdown;
 pub use sarif::sarif;
-pub use schema::schema;
 
 use crate::batch::model::{BatchReport, BugStatus};
 
@@ -33,7 +33,7 @@ pub fn write_reports(dir: &Path, report: &BatchReport) -> anyhow::Result<()> {
     let contents = [json, markdown(report), sarif(report)];
     for (name, text) in REPORT_FILES.iter().zip(contents) {
         let path = dir.join(name);
-        crate::output::write_atomically(&path, text.as_bytes()).with_context(|| {
+        crate::session::output::write_atomically(&path, text.as_bytes()).with_context(|| {
             format!("cannot write the batch report {}; check that the output directory is writable", path.display())
         })?;
     }

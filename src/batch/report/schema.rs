@@ -1,9 +1,9 @@
-//! The JSON Schema of `report.json`, generated from the model; `docs/report.schema.json` is a committed copy that a test keeps equal.
+//! The JSON Schema of `report.json`, generated from the model in tests only (`schemars` is a dev-dependency); `docs/report.schema.json` is the committed copy that users validate against, and this test keeps it equal.
 
 use crate::batch::model::BatchReport;
 
 /// The JSON Schema of [`BatchReport`] (draft 2020-12), pretty-printed, with a trailing newline.
-pub fn schema() -> String {
+fn schema() -> String {
     let schema = schemars::schema_for!(BatchReport);
     let mut text = serde_json::to_string_pretty(&schema).expect("a JSON Schema is plain JSON");
     text.push('\n');

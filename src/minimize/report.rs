@@ -266,21 +266,7 @@ impl fmt::Display for Summary {
             }
         }
         if self.explain {
-            if self.examples.is_empty() {
-                let why = self.structure.reason.as_deref().unwrap_or("a raw-bytes target");
-                write!(f, "\n  examples   none recorded ({why})")?;
-            } else {
-                let proven = if self.stop_reason == "done" {
-                    "no single deletion, zeroing or lowering of any of them keeps the crash"
-                } else {
-                    "not proven minimal: the reduction stopped early"
-                };
-                write!(f, "\n  examples   front bytes | back bytes, by depth ({proven})")?;
-                for e in &self.examples {
-                    let indent = "  ".repeat(e.depth as usize);
-                    write!(f, "\n    {indent}{} {} | {}", e.label, e.front_hex, e.back_hex)?;
-                }
-            }
+            self.explain_examples(f)?;
             self.explain_draws(f)?;
         }
         Ok(())
@@ -288,6 +274,25 @@ impl fmt::Display for Summary {
 }
 
 impl Summary {
+    /// The `--explain` lines of the examples: each derived value's bytes, by depth.
+    fn explain_examples(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.examples.is_empty() {
+            let why = self.structure.reason.as_deref().unwrap_or("a raw-bytes target");
+            return write!(f, "\n  examples   none recorded ({why})");
+        }
+        let proven = if self.stop_reason == "done" {
+            "no single deletion, zeroing or lowering of any of them keeps the crash"
+        } else {
+            "not proven minimal: the reduction stopped early"
+        };
+        write!(f, "\n  examples   front bytes | back bytes, by depth ({proven})")?;
+        for e in &self.examples {
+            let indent = "  ".repeat(e.depth as usize);
+            write!(f, "\n    {indent}{} {} | {}", e.label, e.front_hex, e.back_hex)?;
+        }
+        Ok(())
+    }
+
     /// The `--explain` lines of the draws: what each primitive read took and its value.
     fn explain_draws(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.draws.is_empty() {

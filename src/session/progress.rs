@@ -4,9 +4,9 @@ use std::io::{IsTerminal, Write};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::interrupt::Interrupt;
-use crate::output::write_atomically;
 use crate::reduce::{Observer, Progress, TestCase};
+use crate::session::interrupt::Interrupt;
+use crate::session::output::write_atomically;
 
 /// How progress is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -183,4 +183,9 @@ impl Observer for Watcher<'_> {
             }
         }
     }
+}
+
+/// `1 bug`, `2 bugs`.
+pub fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }

@@ -33,8 +33,8 @@
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Write};
-use std::os::fd::{AsFd, AsRawFd, RawFd};
+use std::io::Write;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -43,24 +43,31 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use memmap2::MmapMut;
 use nix::errno::Errno;
 use nix::fcntl::OFlag;
 use nix::libc;
-use nix::poll::{poll, PollFd, PollFlags, PollTimeout};
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
+
+mod handshake;
+mod shm;
+mod wire;
+
+pub use handshake::HandshakeError;
+use shm::SharedMemory;
+use wire::{
+    describe_exit, examples_of, prepare_server, read_message, read_response, scratch_dir, signal_of, stop,
+    wait_for_finished, wait_status_of, Waited, TIMED_OUT,
+};
 
 use super::coverage::Coverage;
 use super::known::KnownValues;
 use super::process::{last_lines, signal_group, RunningGroup, CAPTURE_LIMIT};
-use super::spin::{self, Spinner};
+use super::spin::Spinner;
 use super::symbolize::Symbolizer;
 use super::{Executor, Outcome, Panic, Status};
 use crate::protocol::shm::STACK_OVERFLOW;
-use crate::protocol::{
-    ChildResult, Hello, Layout, Request, Response, ResultKind, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION,
-};
+use crate::protocol::{ChildResult, Hello, Request, Response, ResultKind, StartInfo, ENV_VAR, MESSAGE_LEN, VERSION};
 
 /// How long a freshly started harness has to send its handshake.
 pub const DEFAULT_HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -124,61 +131,6 @@ impl ForkServerConfig {
     }
 }
 
-/// Why a program is not a usable fork server; callers may fall back to `--exec`.
-#[derive(Debug, thiserror::Error)]
-pub enum HandshakeError {
-    /// It ended without a handshake.
-    #[error(
-        "`{program}` {status} before the fork-server handshake: it is not a cargo-minimize-crash harness \
-         (a harness calls `cmc_runtime::serve` from its `main`); let cargo-minimize-crash build the harness, \
-         or run any program once per test with --exec{stderr}"
-    )]
-    Exited {
-        /// The program.
-        program: String,
-        /// How it ended (`exited with code 2`).
-        status: String,
-        /// The tail of what it printed, ready to append.
-        stderr: String,
-    },
-    /// It did not answer in time.
-    #[error(
-        "`{program}` did not answer the fork-server handshake within {seconds} s: it is not a \
-         cargo-minimize-crash harness (a libFuzzer binary would start fuzzing instead), or its start-up is \
-         that slow; let cargo-minimize-crash build the harness, or use --exec{stderr}"
-    )]
-    Silent {
-        /// The program.
-        program: String,
-        /// The handshake timeout.
-        seconds: f64,
-        /// The tail of what it printed, ready to append.
-        stderr: String,
-    },
-    /// It wrote something that is not a handshake.
-    #[error(
-        "`{program}` wrote {got:?} where the fork-server handshake belongs: it is not a cargo-minimize-crash \
-         harness; let cargo-minimize-crash build the harness, or use --exec"
-    )]
-    Garbled {
-        /// The program.
-        program: String,
-        /// What it wrote, lossily as text.
-        got: String,
-    },
-    /// It is a harness of another protocol version.
-    #[error(
-        "`{program}` speaks fork-server protocol version {found}, this cargo-minimize-crash speaks version \
-         {VERSION}: rebuild the harness with this version of cargo-minimize-crash"
-    )]
-    Version {
-        /// The program.
-        program: String,
-        /// The version it announced.
-        found: u32,
-    },
-}
-
 /// A running server: its process and our ends of the pipes.
 #[derive(Debug)]
 struct Server {
@@ -186,41 +138,6 @@ struct Server {
     control: File,
     status: File,
     hello: Hello,
-}
-
-/// The shared-memory file and our mapping of it.
-#[derive(Debug)]
-struct SharedMemory {
-    path: PathBuf,
-    map: MmapMut,
-    layout: Layout,
-}
-
-impl SharedMemory {
-    fn create(path: PathBuf, input_capacity: u32, config: &ForkServerConfig) -> anyhow::Result<Self> {
-        let layout = Layout {
-            input_capacity,
-            example_capacity: EXAMPLE_CAPACITY,
-            label_capacity: LABEL_CAPACITY,
-            feature_capacity: config.feature_capacity,
-            known_capacity: if config.feature_capacity > 0 { 0 } else { config.known_capacity },
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .with_context(|| format!("cannot create the shared-memory file {}", path.display()))?;
-        file.set_len(layout.total_len() as u64)
-            .with_context(|| format!("cannot size the shared-memory file {}", path.display()))?;
-        // SAFETY: the file is ours, in a private scratch directory; only the
-        // server and its children map it, and the protocol orders who touches
-        // which bytes when. Its size never changes while it is mapped.
-        let mut map = unsafe { MmapMut::map_mut(&file) }
-            .with_context(|| format!("cannot map the shared-memory file {}", path.display()))?;
-        layout.write_header(&mut map);
-        Ok(SharedMemory { path, map, layout })
-    }
 }
 
 /// What one attempt at a test came to.
@@ -686,205 +603,9 @@ impl Drop for ForkServerExecutor {
     }
 }
 
-/// Runs in the server's process between fork and exec: keep our two pipe ends
-/// open across exec, die with the thread that started us, and no address
-/// space randomization.
-fn prepare_server(inherited: [RawFd; 2]) -> std::io::Result<()> {
-    for fd in inherited {
-        // SAFETY: fcntl is async-signal-safe; the descriptors are open.
-        if unsafe { libc::fcntl(fd, libc::F_SETFD, 0) } == -1 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    // SAFETY: prctl and personality are async-signal-safe.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-        // The same address layout in every server (and every run): a target
-        // whose crash depends on it (a stack overflow right at the limit: the
-        // stack top moves by up to 8 KiB) then answers the same on every lane
-        // of a parallel run. Best effort: where it is refused, layouts differ.
-        let current = libc::personality(0xffff_ffff);
-        if current != -1 {
-            libc::personality((current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong);
-        }
-    }
-    Ok(())
-}
-
-/// Kills the server with its process group (whatever a program that is not a
-/// harness started goes too; a harness's children have groups of their own) and reaps it.
-fn stop(server: Server) {
-    let Server { mut process, control, status, .. } = server;
-    drop(control);
-    drop(status);
-    if let Ok(pid) = i32::try_from(process.id()) {
-        signal_group(pid, Signal::SIGKILL);
-    }
-    let _ = process.kill();
-    let _ = process.wait();
-}
-
-/// `/dev/shm` when it is usable (memory, not disk), else the temporary directory.
-fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
-    let builder = || {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix("cargo-minimize-crash-");
-        builder
-    };
-    builder()
-        .tempdir_in("/dev/shm")
-        .or_else(|_| builder().tempdir())
-        .context("cannot create a scratch directory for the fork server (is TMPDIR writable?)")
-}
-
-/// The child's example records as the reducer's examples: labels shared per
-/// id, open and out-of-bounds records dropped.
-fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Example> {
-    let labels: Vec<crate::reduce::Label> = result.labels.iter().map(|l| l.as_str().into()).collect();
-    let unknown: crate::reduce::Label = "?".into();
-    let span = |(start, end): (u32, u32)| {
-        let (start, end) = (start as usize, end as usize);
-        (start <= end && end <= input_len).then_some(start..end)
-    };
-    result
-        .examples
-        .iter()
-        .filter(|record| record.front.1 != crate::protocol::OPEN_END)
-        .filter_map(|record| {
-            let label = labels.get(record.label as usize).unwrap_or(&unknown).clone();
-            Some(crate::reduce::Example::new(span(record.front)?, span(record.back)?, label, record.depth))
-        })
-        .collect()
-}
-
-/// What waiting for a child's `Finished` came to.
-enum Waited {
-    /// The server answered, or gave up, or the deadline passed (as [`read_response`]).
-    Response(Result<Response, String>),
-    /// The child's resident set grew past the memory limit first.
-    OverLimit,
-}
-
-/// Reads the `Finished` response (polled for until `spin`), checking the
-/// child's resident set every [`RSS_CHECK_INTERVAL`] meanwhile when there is
-/// a limit (`limit_kib` > 0).
-fn wait_for_finished(
-    status: &mut File,
-    (deadline, spin): (Instant, Option<Instant>),
-    pid: i32,
-    limit_kib: u64,
-) -> anyhow::Result<Waited> {
-    if limit_kib == 0 {
-        return Ok(Waited::Response(read_response(status, deadline, spin)?));
-    }
-    loop {
-        let slice = (Instant::now() + RSS_CHECK_INTERVAL).min(deadline);
-        match read_response(status, slice, spin)? {
-            Err(why) if why == TIMED_OUT && Instant::now() < deadline => {
-                if resident_kib(pid).is_some_and(|rss| rss > limit_kib) {
-                    return Ok(Waited::OverLimit);
-                }
-            }
-            other => return Ok(Waited::Response(other)),
-        }
-    }
-}
-
-/// A process's resident set in KiB (`VmRSS` in `/proc/PID/status`), when it can be read.
-fn resident_kib(pid: i32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find_map(|l| l.strip_prefix("VmRSS:"))?;
-    line.trim().trim_end_matches("kB").trim().parse().ok()
-}
-
-/// The reason [`read_response`] gives when the deadline passed.
-const TIMED_OUT: &str = "timed out";
-
-/// Reads and decodes one response; `Err(reason)` when the server is gone, out
-/// of step, or the deadline passed ([`TIMED_OUT`]).
-fn read_response(
-    status: &mut File,
-    deadline: Instant,
-    spin: Option<Instant>,
-) -> anyhow::Result<Result<Response, String>> {
-    Ok(match read_message(status, deadline, spin)? {
-        Received::Message(bytes) => Response::decode(&bytes).map_err(|e| format!("it sent a bad message ({e})")),
-        Received::Closed(_) => Err(String::from("it exited")),
-        Received::TimedOut(bytes) if bytes.is_empty() => Err(String::from(TIMED_OUT)),
-        Received::TimedOut(_) => Err(String::from("it sent half a message")),
-    })
-}
-
-/// Reads one [`MESSAGE_LEN`]-byte message, waiting at most until `deadline`
-/// (polling without sleep until `spin`, when given).
-fn read_message(file: &mut File, deadline: Instant, spin: Option<Instant>) -> anyhow::Result<Received> {
-    let mut buf = [0u8; MESSAGE_LEN];
-    let mut got = 0;
-    while got < MESSAGE_LEN {
-        let now = Instant::now();
-        if now >= deadline {
-            return Ok(Received::TimedOut(buf[..got].to_vec()));
-        }
-        if !readable(file, now, deadline, spin)? {
-            continue;
-        }
-        match file.read(&mut buf[got..]) {
-            Ok(0) => return Ok(Received::Closed(buf[..got].to_vec())),
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e).context("cannot read the fork server's status pipe"),
-        }
-    }
-    Ok(Received::Message(buf))
-}
-
-/// Waits until `file` is readable: polled for without sleep until `spin`,
-/// then slept on until `deadline`; `false` when it is not yet (ask again).
-fn readable(file: &File, now: Instant, deadline: Instant, spin: Option<Instant>) -> anyhow::Result<bool> {
-    if let Some(until) = spin.filter(|&until| now < until) {
-        return Ok(spin::readable_by(file.as_fd(), until.min(deadline)));
-    }
-    // Round up, so a wait of less than a millisecond does not spin.
-    let millis = (deadline - now).as_micros().div_ceil(1000);
-    let wait = PollTimeout::try_from(millis).unwrap_or(PollTimeout::MAX);
-    let mut fds = [PollFd::new(file.as_fd(), PollFlags::POLLIN)];
-    match poll(&mut fds, wait) {
-        Ok(0) | Err(Errno::EINTR) => Ok(false),
-        Ok(_) => Ok(true),
-        Err(e) => Err(e).context("cannot poll the fork server's status pipe"),
-    }
-}
-
-/// A raw `waitpid` status as a [`Status`].
-fn wait_status_of(raw: i32) -> Status {
-    if libc::WIFEXITED(raw) {
-        Status::Exited(libc::WEXITSTATUS(raw))
-    } else if libc::WIFSIGNALED(raw) {
-        Status::Signaled(libc::WTERMSIG(raw))
-    } else {
-        // Stopped or continued: `waitpid` without WUNTRACED does not report these.
-        Status::Exited(-1)
-    }
-}
-
-/// How a process ended, in words.
-fn describe_exit(status: &std::process::ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exited with code {code}"),
-        (None, Some(signal)) => format!("was killed by signal {signal} ({})", super::signal_name(signal)),
-        (None, None) => String::from("ended"),
-    }
-}
-
-/// The signal a crash's frames were taken for (without [`STACK_OVERFLOW`]).
-fn signal_of(crash: &crate::protocol::CrashFrames) -> i32 {
-    (crash.signal & !STACK_OVERFLOW) as i32
-}
-
 #[cfg(test)]
 mod tests {
+    use super::wire::resident_kib;
     use super::*;
 
     #[test]

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use crate::options::Shard;
-use crate::output::sha1_hex;
+use crate::session::output::sha1_hex;
 
 /// The prefixes libFuzzer gives the inputs it saves (`-artifact_prefix` files).
 pub const ARTIFACT_PREFIXES: [&str; 5] = ["crash-", "timeout-", "oom-", "leak-", "slow-unit-"];
@@ -24,7 +24,7 @@ pub struct Input {
 impl Input {
     /// Reads `path`; a failure is kept as the input's state, not an error.
     pub fn read(path: &Path) -> Input {
-        let bytes = crate::input::read_input(path).map_err(|e| format!("{e:#}"));
+        let bytes = crate::session::input::read_input(path).map_err(|e| format!("{e:#}"));
         Input { name: path.display().to_string(), bytes }
     }
 

@@ -8,11 +8,11 @@ use anyhow::{anyhow, Context};
 use crate::exec::process::quote;
 use crate::exec::{ForkServerConfig, ForkServerExecutor, RunningGroup};
 use crate::exit_code::{Exit, Failure};
-use crate::interrupt::Interrupt;
 use crate::options::ProjectOptions;
 use crate::project::harness::cargo_program;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
-use crate::signature::path;
+use crate::session::interrupt::Interrupt;
+use crate::trace::path;
 use crate::verify::{self, LibFuzzerBuild, LibFuzzerCheck};
 
 /// How many features a coverage harness's run can report (4 MiB of shared memory).

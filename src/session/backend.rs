@@ -6,9 +6,9 @@ use std::time::Duration;
 use anyhow::Context;
 
 use crate::exec::{CommandLine, Executor, ForkServerExecutor, ProcessExecutor, RunningGroup};
-use crate::interrupt::Interrupt;
-use crate::output::sha1_hex;
-use crate::setup::{HarnessSetup, LibFuzzerRequest};
+use crate::session::interrupt::Interrupt;
+use crate::session::output::sha1_hex;
+use crate::session::setup::{HarnessSetup, LibFuzzerRequest};
 use crate::signature::{Level, Signature};
 use crate::verify::{self, LibFuzzerCheck};
 

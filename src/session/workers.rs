@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crossbeam_channel::{unbounded, Receiver, Sender};
 
 use crate::exec::RunningGroup;
-use crate::interrupt::Interrupt;
+use crate::session::interrupt::Interrupt;
 
 /// What a mode's workers do with their jobs.
 pub trait Work<J, V>: Sync {

@@ -20,7 +20,7 @@ pub mod options;
 pub mod project;
 // The wire format, compiled from the same files as the `cmc_protocol` crate
 // the runtime uses: a path dependency would not survive `cargo package`
-// (see `project::embedded`).
+// (see `project::inject::embedded`).
 #[path = "../embedded/protocol/src/lib.rs"]
 pub mod protocol;
 pub mod reduce;

@@ -2,7 +2,7 @@
 //!
 //! The coverage build records nothing: the examples' recording in derived
 //! impls changed what LLVM inlines, and so the counters (see
-//! `project::arbitrary_shim`), which made some features ours and not
+//! `project::inject::arbitrary_shim`), which made some features ours and not
 //! libFuzzer's. So every candidate runs on the coverage harness, and only the
 //! input a shrink starts from and each candidate that keeps its features run
 //! once more, on the recording harness, for the examples the reducer cuts

@@ -1,41 +1,41 @@
 //! From a user's cargo-fuzz project to a harness binary: find the fuzz directory and the target, write a scratch workspace that swaps `libfuzzer-sys` for our stand-in, build it.
 //!
-//! The pipeline, one file per step:
+//! This folder is the user's build; what we put into it is [`inject`]. The
+//! pipeline, one file per step:
 //!
 //! 1. [`locate`]: the fuzz directory as cargo-fuzz finds it, its targets, the
-//!    workspace whose lockfile cargo uses;
-//! 2. [`standin`]: the user's locked `libfuzzer-sys` source, copied without its
-//!    libFuzzer C++ build, with a `main` that hands the target to the runtime's
-//!    fork server;
-//!    and [`arbitrary_shim`]: the user's `arbitrary`, re-exported by a crate
-//!    that records where each derived value was read from the input;
-//!    both link the runtime, which [`embedded`] writes out from the copy
-//!    compiled into this binary;
+//!    workspace whose lockfile cargo uses; [`resolve`]: the user's locked
+//!    sources of the crates we stand in for;
+//! 2. [`inject`]: the stand-ins written from them (`libfuzzer-sys` with a
+//!    `main` that hands the target to the runtime's fork server, `arbitrary`
+//!    re-exported by a crate that records where each derived value was read),
+//!    and the runtime, written out from the copy compiled into this binary;
 //! 3. [`scratch`]: a copy of the fuzz manifest with absolute paths, an empty
 //!    `[workspace]`, the user's lockfile and a `[patch]` pointing at the stand-in;
 //! 4. [`harness`]: `cargo build` of that workspace with cargo-fuzz's flags, the
 //!    compile errors as a typed error, and a check that the patch was taken.
 //!
-//! What we inject is Rust in files of its own, under `inject/` ([`injected`]).
+//! [`wrapper`] is the rustc wrapper cargo runs for the harness's build, and
+//! [`files`] writes into the scratch directory only what changed.
 //!
 //! The user's files are only ever read: everything is written under the scratch
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
-pub mod arbitrary_shim;
-pub mod draw_patch;
-pub mod embedded;
+pub mod cargo;
+pub mod files;
+pub mod flags;
 pub mod harness;
-mod injected;
+pub mod inject;
 pub mod locate;
 pub mod resolve;
 pub mod scratch;
-pub mod standin;
 pub mod wrapper;
 
 use std::path::PathBuf;
 use std::process::ExitStatus;
 
-pub use harness::{build_harness, BuildFlags, BuildOptions, Harness, Sanitizer, Structure};
+pub use flags::{BuildFlags, BuildOptions, Sanitizer};
+pub use harness::{build_harness, Harness, Structure};
 pub use locate::{FuzzProject, Target};
 
 use crate::exit_code::{Exit, Failure};

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::anyhow;
 
-use super::harness::{cargo_command, cargo_metadata};
+use super::cargo::{cargo_command, cargo_metadata};
+use super::inject::standin::{self, LockedPackage};
 use super::locate::FuzzProject;
 use super::scratch::{write_workspace, Layout};
-use super::standin::{self, LockedPackage};
 use super::ProjectError;
 
 /// Finds the locked packages' sources for one harness build; `cargo metadata`

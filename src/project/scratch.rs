@@ -14,15 +14,15 @@
 //! <scratch>/target/                    cargo's target directory
 //! ```
 
+use super::files::write_if_changed;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table, TableLike, Value};
 
+use super::inject::standin::{Patch, LIBFUZZER_SYS};
 use super::locate::{infer_bin_path, normalize, read_toml, FuzzProject};
-use super::standin::{Patch, LIBFUZZER_SYS};
 use super::ProjectError;
 
 /// The directories of one scratch workspace.
@@ -424,23 +424,6 @@ fn absolutize_path_key(item: &mut Item, base: &Path) {
 
 fn manifest_error(project: &FuzzProject, message: &str) -> ProjectError {
     ProjectError::Manifest { path: project.manifest_path.clone(), message: message.to_string() }
-}
-
-/// Writes `contents` to `path` unless it already holds exactly that: an
-/// unchanged file keeps its modification time, so cargo does not rebuild.
-/// The write goes through a temporary file and a rename, so a concurrent run
-/// never sees half a file. Returns whether it wrote.
-pub fn write_if_changed(path: &Path, contents: &[u8]) -> Result<bool, ProjectError> {
-    if fs::read(path).is_ok_and(|old| old == contents) {
-        return Ok(false);
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut file =
-        tempfile::NamedTempFile::new_in(dir).with_context(|| format!("cannot write in {}", dir.display()))?;
-    file.write_all(contents).with_context(|| format!("cannot write {}", path.display()))?;
-    file.persist(path).map_err(|e| anyhow::Error::new(e.error).context(format!("cannot write {}", path.display())))?;
-    Ok(true)
 }
 
 #[cfg(test)]

@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(draw(0..3, 3..3, "planted::scene::Op"), None);
         assert_eq!(draw(0..3, 3..3, "draw:le:x"), None);
         // Every label the harness records with is one this parser knows.
-        for label in crate::project::draw_patch::LABELS {
+        for label in crate::project::inject::draw_patch::LABELS {
             assert!(draw(0..1, 1..1, label).is_some(), "{label}");
         }
     }

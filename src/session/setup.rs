@@ -9,7 +9,7 @@ use crate::exec::process::quote;
 use crate::exec::{ForkServerConfig, ForkServerExecutor, RunningGroup};
 use crate::exit_code::{Exit, Failure};
 use crate::options::ProjectOptions;
-use crate::project::harness::cargo_program;
+use crate::project::cargo::cargo_program;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
 use crate::session::interrupt::Interrupt;
 use crate::trace::path;

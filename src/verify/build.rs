@@ -20,7 +20,7 @@ use nix::sys::signal::Signal;
 use crate::exec::process::{last_lines, signal_group};
 use crate::exec::RunningGroup;
 use crate::options::ProjectOptions;
-use crate::project::harness::command_line;
+use crate::project::cargo::command_line;
 use crate::project::{FuzzProject, Sanitizer};
 
 /// What a binary `cargo fuzz build` made was built with, read from its

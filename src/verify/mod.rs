@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::exec::process::quote;
 use crate::exec::symbolize::Symbolizer;
 use crate::exec::{CommandLine, Executor, ProcessExecutor, RunningGroup};
-use crate::project::harness::cargo_program;
+use crate::project::cargo::cargo_program;
 use crate::project::Sanitizer;
 use crate::signature::{Level, Signature};
 

@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use toml_edit::{DocumentMut, InlineTable, Item};
 
-use super::scratch::write_if_changed;
-use super::ProjectError;
+use crate::project::files::write_if_changed;
+use crate::project::ProjectError;
 
 /// The crate this module replaces.
 pub const LIBFUZZER_SYS: &str = "libfuzzer-sys";
@@ -152,7 +152,7 @@ pub fn registry_source_of(cargo_home: &Path, name: &str, version: &str) -> Optio
 /// the manifest, the package's version and its library's path.
 pub(crate) fn read_package(source: &Path, name: &str) -> Result<(DocumentMut, String, String), ProjectError> {
     let manifest_path = source.join("Cargo.toml");
-    let manifest = super::locate::read_toml(&manifest_path)?;
+    let manifest = crate::project::locate::read_toml(&manifest_path)?;
     let package = manifest.get("package").and_then(Item::as_table_like);
     let found = package.and_then(|p| p.get("name")).and_then(Item::as_str);
     let version = package.and_then(|p| p.get("version")).and_then(Item::as_str).map(str::to_string);
@@ -245,7 +245,7 @@ const DECODED_ANCHOR: &str = "pub fn rust_libfuzzer_debug_path() -> &'static Opt
 const VALUE_ANCHOR: &str = "let data = <$dty as Arbitrary>::arbitrary_take_rest(u);\n";
 
 /// The hook that hands the decoded value to the runtime (see `cmc_runtime::values::value`).
-const VALUE_HOOK: &str = super::injected::text(include_str!("inject/libfuzzer_sys_value_hook.rs"));
+const VALUE_HOOK: &str = super::text(include_str!("files/libfuzzer_sys_value_hook.rs"));
 
 /// The crate root, with warnings allowed (cargo caps lints for registry
 /// crates but not for path ones, and a user's `RUSTFLAGS=-Dwarnings` must not
@@ -276,7 +276,7 @@ fn patched_lib(lib: &str) -> String {
 /// initializer the way libFuzzer does, then serves the runtime's requests,
 /// each one a call of `LLVMFuzzerTestOneInput`. `LLVMFuzzerMutate` (libFuzzer's
 /// mutator, referenced by `fuzzer_mutate`) returns the data unchanged.
-const ENTRY_POINT: &str = super::injected::text(include_str!("inject/libfuzzer_sys_entry_point.rs"));
+const ENTRY_POINT: &str = super::text(include_str!("files/libfuzzer_sys_entry_point.rs"));
 
 /// [`ENTRY_POINT`]'s declaration of the initializer the fuzz target's macro
 /// defines: from its first line to the next line that is `}`.

@@ -97,7 +97,7 @@ const REQUIRED: [&str; 2] =
 
 /// The appended wrappers, after their comment: the cursor helper and the
 /// methods, whose signatures repeat the anchors in [`WRAPPED`].
-const WRAPPERS: &str = super::injected::text(include_str!("inject/draw_wrappers.rs"));
+const WRAPPERS: &str = super::text(include_str!("files/draw_wrappers.rs"));
 
 /// `unstructured.rs` with each wrapped method renamed and the wrappers
 /// appended; `None` when the source is not of the expected form (an anchor
@@ -126,7 +126,7 @@ pub fn patch(source: &str) -> Option<String> {
 
 /// The shape of arbitrary 1.5.0's `src/unstructured.rs`, bodies shortened (for tests here and in `arbitrary_shim`).
 #[cfg(test)]
-pub(super) const FAKE_UNSTRUCTURED: &str = super::injected::text(include_str!("inject/fake_unstructured.rs"));
+pub(super) const FAKE_UNSTRUCTURED: &str = super::text(include_str!("files/fake_unstructured.rs"));
 
 #[cfg(test)]
 mod tests {

@@ -35,9 +35,9 @@ use anyhow::Context;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
 use super::draw_patch::{self, UNSTRUCTURED};
-use super::scratch::write_if_changed;
 use super::standin::{copy_tree, LockedPackage, LIBFUZZER_SYS, RUNTIME_PACKAGE};
-use super::ProjectError;
+use crate::project::files::write_if_changed;
+use crate::project::ProjectError;
 
 /// The crate this module replaces.
 pub const ARBITRARY: &str = "arbitrary";
@@ -288,7 +288,7 @@ fn runtime_dependency(runtime: &Path) -> InlineTable {
 }
 
 /// The stand-in's whole source.
-const SHIM_LIB: &str = super::injected::text(include_str!("inject/arbitrary_standin_lib.rs"));
+const SHIM_LIB: &str = super::text(include_str!("files/arbitrary_standin_lib.rs"));
 
 #[cfg(test)]
 mod tests {

@@ -1,13 +1,18 @@
-//! The Rust we inject into the user's build, kept as real files in `inject/` (included as text, never compiled as modules of this crate): the rule that strips each file's note, and the test that every file parses and is formatted.
+//! What we inject into the user's build: the `libfuzzer-sys` stand-in ([`standin`]), the `arbitrary` stand-in ([`arbitrary_shim`]) and its recording patch ([`draw_patch`]), the runtime and protocol crates ([`embedded`]); whole injected sources are real files in `files/` (included as text, never compiled as modules of this crate).
 //!
-//! Each file of `src/project/inject/` starts with a note for this crate's
+//! Each file of `src/project/inject/files/` starts with a note for this crate's
 //! readers (`//!` lines saying where the text is injected and why, up to the
 //! first empty line), which [`text`] strips; the rest is injected byte for
 //! byte. The files are in no `mod` tree, so `cargo fmt` and clippy do not
 //! see them: [`tests`] runs rustfmt on them, and the harness builds of
 //! `tests/cli.rs` compile them for real.
 
-/// What `file` (an `include_str!` of a file in `inject/`) injects: everything
+pub mod arbitrary_shim;
+pub mod draw_patch;
+pub mod embedded;
+pub mod standin;
+
+/// What `file` (an `include_str!` of a file in `files/`) injects: everything
 /// after its note, the leading `//!` lines up to the first empty line.
 /// Evaluated in a `const`, so a file without its note does not compile.
 pub(super) const fn text(file: &'static str) -> &'static str {
@@ -16,7 +21,7 @@ pub(super) const fn text(file: &'static str) -> &'static str {
     loop {
         let note_line = at + 3 <= bytes.len() && bytes[at] == b'/' && bytes[at + 1] == b'/' && bytes[at + 2] == b'!';
         if !note_line {
-            panic!("a file of src/project/inject/ starts with `//!` lines and an empty line");
+            panic!("a file of src/project/inject/files/ starts with `//!` lines and an empty line");
         }
         while at < bytes.len() && bytes[at] != b'\n' {
             at += 1;
@@ -29,7 +34,7 @@ pub(super) const fn text(file: &'static str) -> &'static str {
     }
     match core::str::from_utf8(bytes.split_at(at).1) {
         Ok(text) => text,
-        Err(_) => panic!("a file of src/project/inject/ is UTF-8"),
+        Err(_) => panic!("a file of src/project/inject/files/ is UTF-8"),
     }
 }
 
@@ -42,12 +47,12 @@ mod tests {
     use super::*;
 
     fn project_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/project")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src/project/inject")
     }
 
-    /// Every file of `src/project/inject/`, sorted.
+    /// Every file of `src/project/inject/files/`, sorted.
     fn inject_files() -> Vec<PathBuf> {
-        let dir = project_dir().join("inject");
+        let dir = project_dir().join("files");
         let mut files: Vec<PathBuf> = fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("listing {}: {e}", dir.display()))
             .map(|entry| entry.unwrap().path())
@@ -76,12 +81,12 @@ mod tests {
         }
         for file in inject_files() {
             let name = file.file_name().unwrap().to_string_lossy().into_owned();
-            assert!(name.ends_with(".rs"), "{}: only Rust sources belong in inject/", file.display());
+            assert!(name.ends_with(".rs"), "{}: only Rust sources belong in files/", file.display());
             let contents = fs::read_to_string(&file).unwrap();
             let (note, injected) = contents.split_once("\n\n").unwrap_or_else(|| panic!("{name}: no empty line"));
             assert!(note.lines().all(|line| line.starts_with("//!")), "{name}: the note is `//!` lines");
             assert!(!injected.trim().is_empty(), "{name}: nothing after the note");
-            let include = format!("include_str!(\"inject/{name}\")");
+            let include = format!("include_str!(\"files/{name}\")");
             assert!(modules.contains(&include), "no module of src/project/ has {include}");
         }
     }
@@ -91,7 +96,7 @@ mod tests {
     /// workspace's `rustfmt.toml`.
     #[test]
     fn every_injected_file_parses_and_is_formatted() {
-        const MISSING: &str = "install rustfmt (`rustup component add rustfmt`): it checks src/project/inject/";
+        const MISSING: &str = "install rustfmt (`rustup component add rustfmt`): it checks src/project/inject/files/";
         for file in inject_files() {
             let mut rustfmt = Command::new("rustfmt");
             rustfmt.args(["--check", "--color", "never", "--edition", "2021"]).arg(&file);

@@ -26,8 +26,8 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use toml_edit::DocumentMut;
 
-use super::scratch::write_if_changed;
-use super::ProjectError;
+use crate::project::files::write_if_changed;
+use crate::project::ProjectError;
 
 /// One crate compiled into this binary: its directory name under
 /// `<scratch>/crates/`, its manifest and its `src/` files.
@@ -44,21 +44,21 @@ pub struct EmbeddedCrate {
 /// `(name, contents)` for each named file of `embedded/<krate>/src/`.
 macro_rules! sources {
     ($krate:literal: $($file:literal),+ $(,)?) => {
-        &[$(($file, include_str!(concat!("../../embedded/", $krate, "/src/", $file)))),+]
+        &[$(($file, include_str!(concat!("../../../embedded/", $krate, "/src/", $file)))),+]
     };
 }
 
 /// `cargo-minimize-crash-protocol` (`cmc_protocol`): the wire format, no dependencies.
 pub const PROTOCOL: EmbeddedCrate = EmbeddedCrate {
     dir: "protocol",
-    manifest: include_str!("../../embedded/protocol/manifest.toml"),
+    manifest: include_str!("../../../embedded/protocol/manifest.toml"),
     files: sources!("protocol": "lib.rs", "known.rs", "layout.rs", "message.rs", "shm.rs", "start.rs"),
 };
 
 /// `cargo-minimize-crash-runtime` (`cmc_runtime`): the fork server, on libc and the protocol.
 pub const RUNTIME: EmbeddedCrate = EmbeddedCrate {
     dir: "runtime",
-    manifest: include_str!("../../embedded/runtime/manifest.toml"),
+    manifest: include_str!("../../../embedded/runtime/manifest.toml"),
     files: sources!(
         "runtime": "lib.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs",
         "values.rs"

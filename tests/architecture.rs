@@ -1,4 +1,4 @@
-//! docs/ARCHITECTURE.md must name every source file and the pass order and stay a short map, and every decision record must be complete and reachable from it, so the docs cannot drift from the code.
+//! docs/ARCHITECTURE.md must name every source file and the pass order and stay a short map, and every decision record must be complete and reachable from it, so the docs cannot drift from the code; and the layout the map draws holds: no job imports another, no import cycle between `src/`'s modules, the corpus workers import nothing of the plan.
 
 use std::path::{Path, PathBuf};
 
@@ -135,4 +135,93 @@ fn every_decision_has_a_title_context_decision_measurements_and_rejected() {
         }
     }
     assert!(incomplete.is_empty(), "decision records missing a part: {incomplete:?}");
+}
+
+/// The `crate::` module paths `file`'s code names (comments and its
+/// `#[cfg(test)] mod tests` left out), as `(first, second)` segments.
+fn crate_paths(file: &str) -> Vec<(String, String)> {
+    let text = read(file);
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    let mut paths = Vec::new();
+    for line in code.lines().map(|l| l.split("//").next().unwrap_or_default()) {
+        for (at, _) in line.match_indices("crate::") {
+            let mut words = line[at + "crate::".len()..]
+                .split("::")
+                .map(|w| w.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>());
+            let first = words.next().unwrap_or_default();
+            paths.push((first, words.next().unwrap_or_default()));
+        }
+    }
+    paths
+}
+
+/// `src/`'s top-level module of `file` (`src/corpus/join.rs` -> `corpus`).
+fn top_module(file: &str) -> String {
+    let rest = file.strip_prefix("src/").expect("a file of src/");
+    rest.split('/').next().unwrap_or_default().trim_end_matches(".rs").to_string()
+}
+
+/// The modules each top-level module of `src/` names in its code.
+fn module_graph() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    let mut graph = std::collections::BTreeMap::<String, std::collections::BTreeSet<String>>::new();
+    for file in files.iter().filter(|f| !f.contains("/inject/files/")) {
+        let module = top_module(file);
+        let names = graph.entry(module.clone()).or_default();
+        names.extend(crate_paths(file).into_iter().map(|(first, _)| first).filter(|m| *m != module));
+    }
+    graph
+}
+
+/// Whether `to` is reachable from `from` in `graph`.
+fn reaches(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+    from: &str,
+    to: &str,
+) -> bool {
+    let (mut seen, mut stack) = (std::collections::BTreeSet::new(), vec![from.to_string()]);
+    while let Some(at) = stack.pop() {
+        for next in graph.get(&at).into_iter().flatten() {
+            if next == to {
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn no_job_imports_another_and_src_has_no_import_cycle() {
+    let graph = module_graph();
+    const JOBS: [&str; 4] = ["minimize", "batch", "corpus", "run"];
+    for job in &JOBS[..3] {
+        let named: Vec<&String> = graph[*job].iter().filter(|m| JOBS.contains(&m.as_str())).collect();
+        assert!(named.is_empty(), "src/{job}/ imports the job modules {named:?}: move what they share to src/session/");
+    }
+    let cycles: Vec<(&String, &String)> = graph
+        .iter()
+        .flat_map(|(from, tos)| tos.iter().map(move |to| (from, to)))
+        .filter(|(from, to)| from < to && reaches(&graph, to, from))
+        .collect();
+    assert!(cycles.is_empty(), "import cycles between src/'s modules: {cycles:?}");
+}
+
+#[test]
+fn the_corpus_workers_import_nothing_of_the_plan() {
+    const PLAN: [&str; 6] = ["alone", "drive", "join", "rounds", "store", "display"];
+    for worker in ["work", "joined", "shrink", "runner"] {
+        let file = format!("src/corpus/{worker}.rs");
+        let plan: Vec<String> = crate_paths(&file)
+            .into_iter()
+            .filter(|(first, second)| first == "corpus" && PLAN.contains(&second.as_str()))
+            .map(|(_, second)| second)
+            .collect();
+        let relative: Vec<&str> =
+            PLAN.iter().copied().filter(|m| read(&file).contains(&format!("use super::{m}"))).collect();
+        assert!(plan.is_empty() && relative.is_empty(), "{file} imports the plan's {plan:?} {relative:?}");
+    }
 }

@@ -14,7 +14,8 @@
 //! journaled under `SHA1+`, so a rerun takes it back in one run.
 
 use crate::corpus::drive::Phase;
-use crate::corpus::join::{decide, held_only_by, take, Entry, Joined};
+use crate::corpus::join::{decide, held_only_by, take, Entry};
+use crate::corpus::joined::Joined;
 use crate::corpus::rounds::Rounds;
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};

@@ -26,24 +26,17 @@
 //! key, so a rerun takes it back after one run.
 
 use crate::corpus::drive::{Item, KeptResult, Phase};
+use crate::corpus::joined::Joined;
 use crate::corpus::rounds::{cover, Rounds};
-use crate::corpus::runner::{Measured, Runner};
-use crate::corpus::shrink::{covers, shrink, Shrunk};
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
-use crate::reduce::join::{joins, padded, PAD};
-use crate::reduce::{ReduceOptions, StopReason, TestCase};
+use crate::reduce::StopReason;
 use crate::session::progress::counted;
 
 /// Only results at least this large are joined: a small one holds few alike
 /// elements to share, and a join costs a shrink (at 256: commands 343 bytes
 /// more, scene the same).
 pub const JOIN_MIN_BYTES: usize = 128;
-
-/// Tests a joined input is shrunk for at most: its two parts were shrunk
-/// already, so most of what a full shrink would spend is the final proof that
-/// no byte of a large input can go (186,804 tests for one of scene's).
-pub const JOIN_MAX_TESTS: u64 = 20_000;
 
 /// A kept result and what it stands for.
 #[derive(Clone, Debug)]
@@ -220,92 +213,6 @@ pub fn take(done: &mut Rounds, kept: &mut Entry, other: Option<Entry>, (joined, 
         });
     }
     kept.item = joined;
-}
-
-/// What a join on a worker ended with.
-#[derive(Debug, Default)]
-pub struct Joined {
-    /// Runs made, the shrink's tests included.
-    pub tests: u64,
-    /// The joined input shrunk; `None` when the two could not be joined or
-    /// no joined input had every feature.
-    pub shrunk: Option<Shrunk>,
-    /// The first input has no examples (a bytes target): nothing joins.
-    pub untyped: bool,
-}
-
-/// On a worker: `a` and `b` joined (`a` alone without `b`; `saved`, an
-/// earlier run's result, when it still covers `required`), shrunk while it
-/// covers `required`.
-pub fn join_and_shrink(
-    runner: &mut Runner,
-    pair: (&[u8], Option<&[u8]>),
-    required: &[u32],
-    saved: Option<&[u8]>,
-    options: &ReduceOptions,
-    progress: &mut dyn FnMut(usize, u64),
-) -> Result<Joined, String> {
-    let mut done = Joined::default();
-    if let Some(bytes) = saved {
-        done.tests += 1;
-        if let Some(features) = covers(runner, bytes, required) {
-            let bytes = bytes.to_vec();
-            done.shrunk = Some(Shrunk { bytes, features, tests: 1, stop: None, unstable: false, split: None });
-            return Ok(done);
-        }
-    }
-    let joined = match pair.1 {
-        Some(b) => joined(runner, (pair.0, b), required, &mut done)?,
-        None => Some(pair.0.to_vec()),
-    };
-    let Some(joined) = joined else { return Ok(done) };
-    let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
-    let shrunk = shrink(runner, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
-    done.tests += shrunk.tests;
-    done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
-    Ok(done)
-}
-
-/// The first of `a` and `b`'s joins that covers `required`; `done` counts
-/// the runs, and says when `a` has no examples.
-fn joined(
-    runner: &mut Runner,
-    (a, b): (&[u8], &[u8]),
-    required: &[u32],
-    done: &mut Joined,
-) -> Result<Option<Vec<u8>>, String> {
-    let Some(a) = recorded_padded(runner, a, &mut done.tests)? else {
-        done.tests += 1;
-        done.untyped = runner.examples(a)?.is_empty();
-        return Ok(None);
-    };
-    let Some(b) = recorded_padded(runner, b, &mut done.tests)? else { return Ok(None) };
-    Ok(joins(&a, &b).into_iter().find(|joined| {
-        done.tests += 1;
-        covers(runner, joined, required).is_some()
-    }))
-}
-
-/// `bytes` run, written again with zeros after its reads, and that run's
-/// test case; `tests` counts the runs.
-fn recorded_padded(runner: &mut Runner, bytes: &[u8], tests: &mut u64) -> Result<Option<TestCase>, String> {
-    let Some(first) = recorded(runner, bytes, tests)? else { return Ok(None) };
-    match padded(&first, PAD) {
-        Some(padded) => recorded(runner, &padded, tests),
-        None => Ok(None),
-    }
-}
-
-/// `bytes` as a test case with its examples, when it runs normally and has
-/// some (a run on each harness, counted in `tests`).
-fn recorded(runner: &mut Runner, bytes: &[u8], tests: &mut u64) -> Result<Option<TestCase>, String> {
-    *tests += 1;
-    if !matches!(runner.measure(bytes), Measured::Covered(_)) {
-        return Ok(None);
-    }
-    *tests += 1;
-    let examples = runner.examples(bytes)?;
-    Ok((!examples.is_empty()).then(|| TestCase::new(bytes.to_vec(), examples)))
 }
 
 #[cfg(test)]

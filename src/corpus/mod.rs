@@ -18,6 +18,7 @@ pub mod display;
 pub mod drive;
 pub mod inputs;
 pub mod join;
+pub mod joined;
 pub mod report;
 pub mod rounds;
 pub mod runner;

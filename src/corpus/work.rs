@@ -2,7 +2,7 @@
 
 use crossbeam_channel::Sender;
 
-use crate::corpus::join::{join_and_shrink, Joined};
+use crate::corpus::joined::{join_and_shrink, Joined};
 use crate::corpus::runner::{Measured, Runner};
 use crate::corpus::shrink::{shrink_and_split, Shrunk};
 use crate::exec::RunningGroup;

@@ -3,10 +3,13 @@
 //! The library holds the pipeline behind the `cargo minimize-crash` binary; its
 //! heart is [`reduce`], a structure-aware test-case reducer that works with any
 //! oracle. The modules follow the data flow: [`cli`] -> [`options`] -> [`run`],
-//! which drives an [`exec`]utor, judges each outcome by its [`signature`],
-//! lets the reducer choose candidates, and saves results through [`output`],
-//! [`progress`] and [`report`]; in the harness mode [`verify`] cross-checks the
-//! result with a plain libFuzzer build.
+//! which dispatches to a job: one crash ([`minimize`]), many inputs
+//! ([`batch`]) or a corpus ([`corpus`]). Every job builds on [`session`]
+//! (the backend, inputs, workers, interrupts, output files, progress): it
+//! drives an [`exec`]utor, judges each outcome by its [`signature`] (read
+//! from crash reports by [`trace`]), and lets the reducer choose candidates;
+//! [`project`] turns the user's cargo-fuzz project into a harness, and
+//! [`verify`] cross-checks a result with a plain libFuzzer build.
 
 #![warn(missing_docs)]
 

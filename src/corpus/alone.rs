@@ -5,8 +5,8 @@
 //! assigned even when another result came out of its shrink still holding
 //! the same feature. Here a result is held only to what no other result has
 //! *now*: the larger ones, shrunk before it, often kept such features
-//! without being asked, and it may let them go. (One more round instead
-//! saved nothing on config's corpus.)
+//! without being asked, and it may let them go, which one more round
+//! instead would not see (decision 0040).
 //!
 //! Results shrunk at once must not both let a feature go that only they
 //! have: such a feature is held to the smallest result of the batch that has

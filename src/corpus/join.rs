@@ -12,13 +12,7 @@
 //! added, so a joined input is run first, with all of the second input's
 //! elements, then the first half of them, and so on, and shrunk only when
 //! one keeps what the two must: every feature that no other kept result
-//! has. (Holding it to every feature the cover assigned to either joined 1
-//! of scene's 154 pairs; most of what the others lost were counts of few
-//! hits that other results have too: 4 joins, and 35 files for commands'
-//! 40.) Each failed pair costs a handful of runs. Holding joins to the
-//! features of many hits only and shrinking each input again for its few-hit
-//! ones was tried: 5 joins, but the inputs for the few hits took back nearly
-//! all they saved, in 4.5 times the time.
+//! has (decision 0039). Each failed pair costs a handful of runs.
 //!
 //! Pairs are tried largest first among the kept results of at least
 //! [`JOIN_MIN_BYTES`], one at a time; a joined result takes both places and
@@ -34,8 +28,7 @@ use crate::reduce::StopReason;
 use crate::session::progress::counted;
 
 /// Only results at least this large are joined: a small one holds few alike
-/// elements to share, and a join costs a shrink (at 256: commands 343 bytes
-/// more, scene the same).
+/// elements to share, and a join costs a shrink (decision 0039).
 pub const JOIN_MIN_BYTES: usize = 128;
 
 /// A kept result and what it stands for.

@@ -7,7 +7,7 @@ use crate::reduce::{ReduceOptions, TestCase};
 
 /// Tests a joined input is shrunk for at most: its two parts were shrunk
 /// already, so most of what a full shrink would spend is the final proof that
-/// no byte of a large input can go (186,804 tests for one of scene's).
+/// no byte of a large input can go (decision 0039).
 pub const JOIN_MAX_TESTS: u64 = 20_000;
 
 /// What a join on a worker ended with.

@@ -124,13 +124,12 @@ fn builds(
 }
 
 /// The reducer's settings for a corpus. Bytes are what a corpus costs:
-/// lowering values of the same size would only spend tests. Draws stay on
-/// (unless --no-draws): deleting a typed element with its length at the back
-/// and shrinking strings take them (config's corpus: 21,215 bytes without,
-/// 11,596 with). Coverage counters wrap at 256: deleting 256 alike elements
-/// at once keeps them. A pass that never paid keeps its failure budget:
-/// coverage successes come late (scene's corpus: 20,465 bytes with the
-/// budgets halved, 18,366 without).
+/// lowering values of the same size would only spend tests (decision 0035).
+/// Draws stay on (unless --no-draws): deleting a typed element with its
+/// length at the back and shrinking strings take them; coverage counters
+/// wrap at 256: deleting 256 alike elements at once keeps them
+/// (decision 0037). A pass that never paid keeps its failure budget:
+/// coverage successes come late (decision 0014).
 fn reduce_options(options: &Options, interrupt: &Interrupt) -> ReduceOptions {
     ReduceOptions {
         lowering: false,

@@ -1,22 +1,21 @@
 //! Shorter time limits while reducing: a candidate that runs far longer than any run that finished is taken to hang, long before `--timeout`.
 //!
 //! A candidate that hangs costs the whole `--timeout`. Reducing a hang, those
-//! are the successes (`rle`: 55 improvements at 1 s each were nearly all of
-//! its run; tmin waits the same way); reducing a crash of a target that
-//! loops on some inputs (an interpreter, a decoder), they are failures, each
-//! as long. The runs that finish show how long the target takes on inputs
-//! like these; a candidate still running after [`FACTOR`] times the slowest
-//! of them (never less than [`FLOOR`]) is ended and counted as a timeout.
-//! How long a run took is its CPU time where the executor knows it (a fork
-//! server does), and at least a [`WALL_SHARE`]th of its wall-clock time: on a
-//! busy machine (parallel tests on every core) one run delayed by the
-//! scheduler stretched the wall-clock maximum, and every later hang waited
-//! for it (`rle` with two lanes: 0.93 times the serial speed); a target that
-//! sleeps rather than computes still gets five times its wall time. A
-//! run that was only slow could be taken for a hang this way, so a hang's
-//! result is run once more under the configured timeout before it is kept,
-//! and so is a hang met while reducing another crash before it is noted as a
-//! bug of its own (see `pipeline::reduce_crash`).
+//! are the successes (decision 0046), and tmin waits the same way; reducing a
+//! crash of a target that loops on some inputs (an interpreter, a decoder),
+//! they are failures, each as long. The runs that finish show how long the
+//! target takes on inputs like these; a candidate still running after
+//! [`FACTOR`] times the slowest of them (never less than [`FLOOR`]) is ended
+//! and counted as a timeout. How long a run took is its CPU time where the
+//! executor knows it (a fork server does), and at least a [`WALL_SHARE`]th of
+//! its wall-clock time: on a busy machine (parallel tests on every core) one
+//! run delayed by the scheduler stretched the wall-clock maximum, and every
+//! later hang waited for it (decision 0046); a target that sleeps rather than
+//! computes still gets five times its wall time. A run that was only slow
+//! could be taken for a hang this way, so a hang's result is run once more
+//! under the configured timeout before it is kept, and so is a hang met while
+//! reducing another crash before it is noted as a bug of its own (see
+//! `pipeline::reduce_crash`).
 
 use std::time::Duration;
 

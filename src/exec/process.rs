@@ -6,11 +6,11 @@
 //! waits on a third, so the timeout is exact rather than polled. On timeout the
 //! group gets SIGTERM, then SIGKILL after [`KILL_GRACE`]; after every test the
 //! group gets SIGKILL, so nothing a target started outlives its test. The
-//! child's environment has `RUST_BACKTRACE=0`: a symbolized backtrace costs a
-//! panicking Rust process 60+ ms and the signature uses the panic location,
-//! not the backtrace (wrap the command in `env RUST_BACKTRACE=1 ...` to undo
-//! it). Core dumps are turned off for the children (`RLIMIT_CORE` 0): with
-//! `ulimit -c unlimited` every abort would write one.
+//! child's environment has `RUST_BACKTRACE=0`: a symbolized backtrace is
+//! costly and the signature uses the panic location, not the backtrace
+//! (wrap the command in `env RUST_BACKTRACE=1 ...` to undo it). Core dumps
+//! are turned off for the children (`RLIMIT_CORE` 0): with `ulimit -c
+//! unlimited` every abort would write one (decision 0044).
 
 use std::ffi::{OsStr, OsString};
 use std::io::Read;

@@ -2,15 +2,13 @@
 //!
 //! A client blocked on the status pipe leaves its core idle, and waking an
 //! idle core (an interprocessor interrupt; on a virtual machine, an exit to
-//! the hypervisor and back) costs about as much as the test: on this 2-core
-//! machine a test of the `vm` harness took 205 µs blocked and 150 µs polled
-//! (`benches/forkserver.rs`), and `nest`'s 3,835 tests 1.5 s against 1.2 s.
-//! So a client polls, for at most [`WINDOW`] a test, when the last test
-//! took less than that (a slow target's answer is not worth a core, and on
-//! a busy machine tests slow down and the polling stops by itself), and
-//! only while the process runs fewer fork servers than it has cores: with
-//! as many lanes as cores (`--parallel`, the batch's workers), a polling
-//! client would take the core a child needs.
+//! the hypervisor and back) costs about as much as the test (decision 0064).
+//! So a client polls, for at most [`WINDOW`] a test, when the last test took
+//! less than that (a slow target's answer is not worth a core, and on a busy
+//! machine tests slow down and the polling stops by itself), and only while
+//! the process runs fewer fork servers than it has cores: with as many lanes
+//! as cores (`--parallel`, the batch's workers), a polling client would take
+//! the core a child needs.
 
 use std::os::fd::BorrowedFd;
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,11 +1,12 @@
 //! Symbolizing a crashing child's raw frames in the parent: one long-running `llvm-symbolizer` (else `addr2line`), cached per address.
 //!
 //! A child that dies by a signal leaves raw addresses in shared memory (see
-//! `cmc_runtime`'s signal handlers); symbolizing in the child would cost 60+ ms
-//! per crash. Here each address is made module-relative (the executable's load
-//! base subtracted: PIE), looked up once, and remembered: a reduction that
-//! hits the same crash thousands of times symbolizes its frames once.
-//! Addresses outside the executable (libc, the loader) are not looked up.
+//! `cmc_runtime`'s signal handlers); symbolizing in the child would cost
+//! every crashing test (decision 0060). Here each address is made
+//! module-relative (the executable's load base subtracted: PIE), looked up
+//! once, and remembered: a reduction that hits the same crash thousands of
+//! times symbolizes its frames once. Addresses outside the executable (libc,
+//! the loader) are not looked up.
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Write};

@@ -136,8 +136,7 @@ fn minimize<E: Executor + Send>(
     widen(executor, parallel_width(plan.job.parallel, baseline.duration), lane);
     if let Some(setup) = plan.harness {
         // After the first runs: started before, its no-op check slowed them
-        // past the 1 ms that turns parallel tests on (`tlv`: 2 lanes on a
-        // 0.3 ms target, where they cost).
+        // past the 1 ms that turns parallel tests on (decision 0053).
         setup.start_libfuzzer_build(interrupt, options.quiet);
     }
     let level = options.signature;
@@ -206,8 +205,7 @@ fn check<E: Executor + Send>(
 
 /// A run of the crash at least this long makes testing in parallel the
 /// default: the time a test saves then outweighs the prediction, the threads
-/// and the candidates run ahead for nothing (measured with `benches/parallel.rs`:
-/// on 2 cores, 1.3 to 1.5 times faster at 1.3 ms per test, even at 0.3 ms).
+/// and the candidates run ahead for nothing (decision 0021).
 const SLOW_RUN: Duration = Duration::from_millis(1);
 
 /// How many candidates to test at once: as asked, else every core for a slow target.

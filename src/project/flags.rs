@@ -36,9 +36,9 @@ impl Sanitizer {
     /// What a harness built with this sanitizer needs in its environment: for
     /// AddressSanitizer, options fit for a fork server (the user's own
     /// `ASAN_OPTIONS` come after ours, so they win). `symbolize=0`: a child
-    /// that ran `llvm-symbolizer` itself would take ~90 ms per crash instead of
-    /// ~6; its report's `(module+offset)` frames are symbolized in the parent
-    /// (`exec::symbolize`, cached per address) for the signature;
+    /// that ran `llvm-symbolizer` itself was many times slower per crash
+    /// (decision 0071); its report's `(module+offset)` frames are symbolized
+    /// in the parent (`exec::symbolize`, cached per address) for the signature;
     /// `detect_leaks=0` because children end with `_exit` (no leak check
     /// runs) and a leak is not a crash; `malloc_context_size=5` keeps the
     /// stack ASan unwinds on every allocation and free short (the report's
@@ -49,10 +49,10 @@ impl Sanitizer {
     }
 
     /// What the libFuzzer cross-check's run of a `cargo fuzz build` binary
-    /// needs: the report unsymbolized (`symbolize=0`; its frames are looked
-    /// up in this process, which costs an AddressSanitizer build's check
-    /// half of its ~130 ms), all else as `cargo fuzz run` runs it, then the
-    /// user's `ASAN_OPTIONS`.
+    /// needs: the report unsymbolized (`symbolize=0`), its frames looked up
+    /// in this process, which makes an AddressSanitizer build's check faster
+    /// (decision 0071); all else as `cargo fuzz run` runs it, then the user's
+    /// `ASAN_OPTIONS`.
     pub fn check_env(self) -> Vec<(&'static str, String)> {
         self.asan_options("symbolize=0")
     }

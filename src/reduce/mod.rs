@@ -73,9 +73,9 @@ pub struct ReduceOptions {
     /// place is kept for the next round; the final round runs to exhaustion).
     pub max_failures: u32,
     /// A pass that has not paid once in the reduction has that budget halved
-    /// each round, down to this (`max_failures` or more: never halved, as
-    /// the corpus mode runs: a coverage oracle's successes come late, and
-    /// halved budgets left `scene`'s corpus at 20,465 bytes for 18,366).
+    /// each round, down to this. `max_failures` or more: never halved, as
+    /// the corpus mode runs, since a coverage oracle's successes come late
+    /// (decision 0014).
     pub min_failures: u32,
     /// Raised from elsewhere (a Ctrl-C handler) to stop at the next test.
     pub cancel: Option<Arc<AtomicBool>>,

@@ -147,8 +147,7 @@ impl Shift {
     /// `None` when `p` falls inside a range that shrinks. The ranges are
     /// disjoint (cuts merged, fields apart from them and from each other),
     /// so only the first one ending after `p` can hold it: a look at every
-    /// later one made a deletion cost the square of the lengths read (a 100
-    /// KB document: 43% of the tool's time).
+    /// later one made a deletion quadratic (decision 0019).
     fn before(&self, p: usize) -> Option<usize> {
         let ended = self.shrinks.partition_point(|(r, _)| r.end <= p);
         let inside = self.shrinks.get(ended).is_some_and(|(r, n)| *n > 0 && r.start < p && p < r.end);

@@ -14,7 +14,8 @@
 //! before, behind the same bytes, is not run again (`memo.rs`). When a round
 //! finds nothing, a final round runs the guarantee passes to exhaustion (and
 //! the others that paid in this reduction, with their budgets), running
-//! every candidate; the reduction ends when that finds nothing either.
+//! every candidate; the reduction ends when that finds nothing either
+//! (decision 0013).
 
 use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};
@@ -191,9 +192,8 @@ impl Scheduler {
     /// Records whether pass `p` paid: a pass that has not paid once in this
     /// reduction has its budget halved (down to `min_failures`) each time,
     /// so a move the input's format never takes costs less round after
-    /// round; one that paid keeps `max_failures` (its successes come
-    /// sporadically: halving theirs too left typed inputs reduced as bytes,
-    /// `--no-structure`, at other local minima, `scene` 154 bytes for 20).
+    /// round; one that paid keeps `max_failures`, since its successes come
+    /// sporadically (decision 0014).
     fn settle(&mut self, sh: &Shrinker<'_>, p: usize, paid: bool) {
         let max_failures = sh.options().max_failures.max(1);
         let min_failures = sh.options().min_failures.clamp(1, max_failures);
@@ -210,15 +210,9 @@ impl Scheduler {
     /// exhaustion, the others that paid in this reduction with their budget;
     /// returns whether any pass paid. It runs every candidate: the memo of
     /// failed edits (`memo.rs`), which answers some in the rounds, is off.
-    ///
-    /// When minimizing a crash a pass that never paid is left out: its
-    /// budget has been halved round after round, and on the samples no final
-    /// round ever paid (of any pass), while those passes cost 51 tests of
-    /// 1,961 (`tlv` 15, `image` 18); the reducers bench 9,209 tests to
-    /// 9,105, the lists bench and `--no-structure` a few fewer too, every
-    /// result the same. Not in the corpus mode (lowering off), whose
-    /// coverage oracle pays late: left out there, the triage corpus grew
-    /// from 96,579 bytes to 101,838 and `scene`'s from 18,366 to 18,624.
+    /// When minimizing a crash a pass that never paid is left out (it never
+    /// paid there on the samples); the corpus mode, whose coverage oracle
+    /// pays late, keeps it (decision 0016).
     fn final_round(&mut self, sh: &mut Shrinker<'_>, order: &[usize]) -> Result<bool, StopReason> {
         let order = self.final_passes(sh, order);
         sh.remember_failures(false);
@@ -249,32 +243,11 @@ impl Scheduler {
     }
 
     /// Pass `p`'s failure budget in a round: its own, or for a deletion
-    /// after a lowering success or on raw bytes, at most `GLANCE`.
-    ///
-    /// After lowering, the deletions only look
-    /// whether the new values let one through (on the samples they never
-    /// did); with a full budget each look on a small input was a proof of
-    /// every byte (`scene`: a sweep of 22 tests at 18 bytes after each
-    /// lowering pass that paid), and the final round proves it once, to
-    /// exhaustion. Samples: 2,336 tests to 2,298, no result changed; a
-    /// glance of 4 saved more (2,279) but left a reducers-bench case a
-    /// byte larger; going on with the lowering tier instead (no deletion
-    /// between lowering passes) saved 2,231 but lowered whole 16 KiB inputs
-    /// whose deletions a lowered value let through (reducers bench: 10,320
-    /// tests to 20,220).
-    ///
-    /// On raw bytes a deletion's failure streak most often comes just
-    /// before a shrinking move jumps (records, tails, products): there the
-    /// budget of 16 cost about 270 tests over the samples, most of them
-    /// proofs of every block on a few dozen bytes, after which the shrinking
-    /// move paid (`tlv`: 16 failed block deletions at 24 bytes, then
-    /// `shrink-payloads` took it to 20). Samples 2,154 tests to 2,063, no
-    /// result changed; reducers bench 10,327 tests to 9,191 and 721 bytes
-    /// to 481 (the 1 KiB XOR case 395 bytes to 155: another local minimum),
-    /// though "mode=debug" costs 247 to 344 (its block deletions pay after
-    /// streaks of 9 to 15). Glancing only after a shrinking success (the
-    /// first streak and one after a deletion that paid left whole) saved
-    /// less (2,103) and left `scene --no-structure` at 272 bytes for 20.
+    /// after a lowering success or on raw bytes, at most `GLANCE`: after
+    /// lowering the deletions only look whether the new values let one
+    /// through (the final round proves every byte once), and on raw bytes a
+    /// deletion's failure streak most often comes just before a shrinking
+    /// move jumps (decision 0015).
     fn budget(&self, p: usize, glance: Glance) -> u32 {
         let pass = &self.passes[p];
         if pass.def.tier == Tier::Delete && glance.applies() {

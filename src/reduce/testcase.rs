@@ -144,15 +144,14 @@ impl TestCase {
         self.examples.is_empty() && self.draws.is_empty()
     }
 
-    /// Per byte, whether its value is left to a pass that lowers it by
-    /// what it means rather than byte by byte. A byte of a number on an
-    /// input that draws alone describe: `lower-draws` lowers the number by
-    /// value (zero, one, half, one less), and a byte of a `u64` zeroed or
-    /// one less is only another value, a guess that pays as often as any
-    /// other where the bug is a hash of the list (messy: 382.8 -> 238.8
-    /// tests a list over 100 lists) and never where it is not. And a
-    /// character of a string: `lower-chars` lowers it toward `'0'`, where
-    /// byte lowering goes toward NUL and tried the same characters again.
+    /// Per byte, whether its value is left to a pass that lowers it by what it
+    /// means rather than byte by byte. A byte of a number on an input that
+    /// draws alone describe: `lower-draws` lowers the number by value (zero,
+    /// one, half, one less), and a byte of a `u64` zeroed or one less is only
+    /// another value, a guess that pays as often as any other where the bug is
+    /// a hash of the list and never where it is not (decision 0023). And a
+    /// character of a string: `lower-chars` lowers it toward `'0'`, where byte
+    /// lowering goes toward NUL and tried the same characters again.
     pub fn lowered_by_value(&self) -> Vec<bool> {
         let mut mask = vec![false; self.len()];
         if self.draws_only() {

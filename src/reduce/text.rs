@@ -1,15 +1,13 @@
 //! The order of characters in strings a person reads: `'0'` first, then digits, letters, punctuation, space; control characters after, NUL, then bytes above ASCII.
 //!
-//! A string's contents (a `draw:bytes` read) are compared and lowered in
-//! this order, so a result reads `term: "0"` where byte order would leave
-//! `term: "\0"`, the hardest thing to read in a `{:#?}` dump or a bug report.
-//! It is Hypothesis's idea (its simplest character is `'0'`), in an order of
-//! our own: the digits, lowercase, uppercase, ASCII punctuation in code
-//! order, space, control characters, NUL, and bytes above ASCII last (alone
-//! they are not characters: lowering a control character into them made
-//! url 2.2.0's result `"a://\u{80}"`, whose two bytes no single deletion
-//! takes). Raw `&[u8]`
-//! targets (no draws) and every byte outside a string keep byte order.
+//! A string's contents (a `draw:bytes` read) are compared and lowered in this
+//! order, so a result reads `term: "0"` where byte order would leave `term:
+//! "\0"`, the hardest thing to read in a `{:#?}` dump or a bug report. It is
+//! Hypothesis's idea (its simplest character is `'0'`), in an order of our
+//! own: the digits, lowercase, uppercase, ASCII punctuation in code order,
+//! space, control characters, NUL, and bytes above ASCII last, since alone
+//! they are not characters (decision 0006). Raw `&[u8]` targets (no draws)
+//! and every byte outside a string keep byte order.
 
 use std::cmp::Ordering;
 use std::ops::Range;

@@ -44,10 +44,8 @@ fn built_with(binary: &Path) -> Option<Result<Sanitizer, &'static str>> {
 
 /// The sanitizer to build the cross-check's binary with, and the one of a
 /// binary `cargo fuzz build` made before, if any: that one when the harness
-/// can compare with it (`cargo fuzz build` keeps one binary per target, so
-/// building with another sanitizer would rebuild every crate and replace the
-/// user's binary; with the same one it is a no-op when up to date, and
-/// builds only what changed otherwise), else the harness's own.
+/// can compare with it, else the harness's own. Another sanitizer would
+/// rebuild every crate and replace the user's binary (decision 0053).
 pub(crate) fn sanitizer_for(binary: &Path, harness: Sanitizer) -> (Sanitizer, Option<Sanitizer>) {
     match built_with(binary) {
         Some(Ok(existing)) => (existing, Some(existing)),

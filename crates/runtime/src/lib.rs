@@ -8,27 +8,30 @@
 //! status on the status pipe. Run by hand, `harness FILE...` runs the target
 //! once on each file, in-process, as `./fuzz_target -runs=1 FILE` would.
 //!
-//! Why it looks the way it does (numbers from the project's design notes):
+//! Why it looks the way it does (the measurements are in `docs/decisions/`):
 //!
-//! - **Fork, not exec**: a fork of a small process costs about 0.2 ms; starting
-//!   a libFuzzer binary per test about 16 ms. Fork cost grows with the forking
-//!   process's memory (30-90 µs per MB), so the server allocates nothing per
-//!   request and the shared memory is a file mapping, which `fork` does not copy.
+//! - **Fork, not exec**: a fork of a small process costs far less than
+//!   starting a libFuzzer binary per test (decision 0056). Fork cost grows
+//!   with the forking process's memory, so the server allocates nothing per
+//!   request and the shared memory is a file mapping, which `fork` does not
+//!   copy (decision 0058).
 //! - **glibc's `_Fork`** when the server is single-threaded: it skips the
-//!   atfork handlers (1.6 ms instead of 2.7 ms per test under AddressSanitizer).
+//!   atfork handlers, which cost most under AddressSanitizer (decision 0058).
 //!   With more than one thread, plain `fork`, whose handlers keep `malloc`
 //!   usable in the child; the handshake tells the client how many threads there
 //!   were, because forking a multi-threaded process is unsafe.
 //! - **Our own panic hook** (installed once in the server, inherited by every
 //!   child): it records the message and `file:line:col` in shared memory,
 //!   prints the standard one-line panic message, and aborts as libFuzzer's
-//!   harness does. It never captures a backtrace: symbolizing one costs 60+ ms.
+//!   harness does. It never captures a backtrace, which is slow to
+//!   symbolize (decision 0061).
 //! - **Crash frames**: handlers for SIGSEGV, SIGBUS, SIGFPE, SIGILL and
 //!   SIGABRT (on an alternate stack, so a stack overflow is caught too)
 //!   record up to 32 raw addresses and the executable's load base in shared
-//!   memory, then die by the same signal; the client symbolizes them.
+//!   memory, then die by the same signal; the client symbolizes them
+//!   (decision 0059).
 //! - **No core dumps** (`RLIMIT_CORE` 0): with `ulimit -c unlimited` every
-//!   abort would write one (1.4 ms each).
+//!   abort would write one (decision 0044).
 //! - **Each child leads its own process group** (set by the child and by the
 //!   server, so it exists before the client learns the pid), so the client can
 //!   kill whatever the target started; and it dies with the server

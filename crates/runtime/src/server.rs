@@ -73,11 +73,10 @@ pub(crate) fn run(value: &OsStr, test_one: crate::TestOne) -> ! {
 /// Waits for `pid`, retrying on EINTR; the raw status, the child's peak
 /// resident set size in KiB (`ru_maxrss`, which Linux reports in KiB) and
 /// the CPU time it used in microseconds (user and system, saturating). The
-/// client compares the peak with its memory limit: measuring it here, rather
-/// than capping the child's address space with `RLIMIT_AS`, works under
-/// AddressSanitizer too (which reserves terabytes of address space up front).
-/// It bases its hang limit on the CPU time, which a busy machine does not
-/// stretch as it stretches the wall-clock time.
+/// client compares the peak with its memory limit, which works under
+/// AddressSanitizer where `RLIMIT_AS` does not (decision 0062), and bases its
+/// hang limit on the CPU time, which a busy machine does not stretch
+/// (decision 0046).
 fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
     let mut status = 0;
     loop {

@@ -35,10 +35,10 @@ pub(super) fn prepare_server(inherited: [RawFd; 2]) -> std::io::Result<()> {
     // SAFETY: prctl and personality are async-signal-safe.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-        // The same address layout in every server (and every run): a target
-        // whose crash depends on it (a stack overflow right at the limit: the
-        // stack top moves by up to 8 KiB) then answers the same on every lane
-        // of a parallel run. Best effort: where it is refused, layouts differ.
+        // The same address layout in every server (and every run), so a crash
+        // that depends on it (a stack overflow right at the limit) answers the
+        // same on every lane (decision 0021). Best effort: where it is
+        // refused, layouts differ.
         let current = libc::personality(0xffff_ffff);
         if current != -1 {
             libc::personality((current as libc::c_ulong) | libc::ADDR_NO_RANDOMIZE as libc::c_ulong);

@@ -11,9 +11,8 @@
 //! label. Derived fieldless enums (1.5.x) and hand-written impls do not call
 //! the function and are not recorded. In the coverage build (`--cfg
 //! cmc_coverage`) the function is the real one alone: the recording made
-//! derived methods too large to inline where `cargo fuzz build` inlines them
-//! (scene's derived `Layer`, `Blend` and `String` reads: 703 counters
-//! against cargo fuzz build's 676), and the counters must be the same.
+//! derived methods too large to inline where `cargo fuzz build` inlines them,
+//! and the counters must be the same (decision 0077).
 //!
 //! Two packages are written into the scratch directory:
 //!

@@ -3,12 +3,10 @@
 //! libFuzzer's inline counters are 8 bits wide and wrap: an edge run 403
 //! times reads 147, in the `128+` bucket. An input kept for that feature
 //! cannot be shrunk one element at a time below 384 runs: from 383 to 256
-//! the counter reads 127 to 0, another bucket or none. Measured on the scene
-//! corpus: the largest result held 403 `Fill` ops and 423 `Text` ops, their
-//! counters reading 147 and 167, every single deletion refused. Deleting 256
-//! elements that each add the same counts (same type and shape)
-//! leaves every such counter where it was, modulo 256, and the input can
-//! then shrink on toward 128 as usual.
+//! the counter reads 127 to 0, another bucket or none. Deleting 256
+//! elements that each add the same counts (same type and shape) leaves
+//! every such counter where it was, modulo 256, and the input can then
+//! shrink on toward 128 as usual (decision 0037).
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;

@@ -34,18 +34,16 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 
 /// The same over whole draws, on an input that draws alone describe (a
 /// `Vec<u64>`): a block is the draws from the `k`-th before the chosen one
-/// through it (in input order), so no value is cut in two. A cut value
-/// reads its bytes from the next ones; the byte sweep tried every such cut
-/// and paid only for the tail a short read zero-fills, which deleting the
-/// whole last draw gives as well (list "length >= 2": 19 tests for 4 bytes),
-/// or, when the last value is not zero, deleting the zero bytes it ends with
-/// (the first step, one test): `[3]`'s `01 03 00 00 00` becomes `01 03`.
+/// through it (in input order), so no value is cut in two: the byte sweep
+/// paid there only for the tail a short read zero-fills, which deleting the
+/// whole last draw gives as well, or, when the last value is not zero,
+/// deleting the zero bytes it ends with (the first step, one test): `[3]`'s
+/// `01 03 00 00 00` becomes `01 03`.
 ///
 /// Only blocks after which the draws go on as the block began ([`aligned`]):
 /// deleting an element's flag alone, or its value alone, makes every later
-/// value read from the wrong bytes (a flag from a value's first byte), and
-/// such a cut paid only as a crude lowering that `lower-draws` does by value
-/// (list "at least 10 by 5": one failed test per element and round).
+/// value read from the wrong bytes (a flag from a value's first byte), a
+/// crude lowering that `lower-draws` does by value (decision 0023).
 fn whole_draws(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let bytes = sh.best().bytes.clone();
     let mut draws: Vec<(Range<usize>, DrawKind)> = sh

@@ -15,9 +15,8 @@ use super::{grow, lower_candidate};
 /// continuation flag, so this deletes whole elements, k of them in O(log k)
 /// tests, where byte-level deletions would cut an element in two.
 ///
-/// Only where no derived value was recorded at all: derived
-/// elements are examples, which `delete-examples` deletes already, and on
-/// such inputs this pass only spent tests (commands: 772 -> 1,595).
+/// Only where no derived value was recorded at all: derived elements are
+/// examples, which `delete-examples` deletes already (decision 0022).
 pub(crate) fn delete_periods(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
     let structured = !tc.examples.is_empty();
@@ -86,19 +85,15 @@ fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 
 /// Chooses a numeric draw whose value is not zero and lowers it: zero, one,
 /// then one less and a search in steps of magnitude (a geometric mean, see
-/// `midpoint`), or when one less failed, half; then every other draw of its kind above the new value goes
-/// to it in one test ([`spread`]); the least value no other draw of its
-/// kind holds is the third guess ([`least_free`]). One is tried early because the simplest
-/// `true` (a continuation flag, `bool`) is one, which a search from an odd
-/// byte such as `0xe5` never meets. First of the lowering passes: the byte
-/// passes zeroed a `u64` a byte a test before it (the lists bench, at least
-/// 10 by 5: 457.7 tests a list before it went first, 179.4 after).
-///
-/// Among the lowering passes only where no derived value was recorded (as
-/// `delete-draw-periods`): on the derived samples it cost tests (scene 429 ->
-/// 595) and trapped `config` at 15 bytes instead of 9 (a port lowered by
-/// value early left the byte passes no way to the shorter input). There it
-/// polishes instead ([`lower_late`]).
+/// `midpoint`), or when one less failed, half; then every other draw of its
+/// kind above the new value goes to it in one test ([`spread`]); the least
+/// value no other draw of its kind holds is the third guess ([`least_free`]).
+/// One is tried early because the simplest `true` (a continuation flag,
+/// `bool`) is one, which a search from an odd byte such as `0xe5` never
+/// meets. First of the lowering passes (the byte passes zeroed a `u64` a byte
+/// a test), and only where no derived value was recorded: on derived values
+/// it cost tests and trapped results, so there [`lower_late`] polishes
+/// instead (decision 0022).
 pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
     if let Some((draw, value)) = lower_draw(sh, chooser, |_, _| !derived, true)? {
@@ -110,9 +105,8 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 /// [`lower`] as polish, once the reduction is done, where derived values were
 /// recorded: byte lowering leaves a `u16` that must exceed 999 at 1024
 /// (`00 04`: the high byte cannot go lower alone); by value it is 1000. Not
-/// a `u32` of 2^24 or more: that is how a derived enum's variant tag reads
-/// once its bytes are lowered (`00 00 00 d6`), and its smallest value
-/// (`56 55 55 d5`) is no simpler to read, only longer to find.
+/// a `u32` of 2^24 or more, how an enum's variant tag reads once its bytes
+/// are lowered: its smallest value reads no better (decision 0017).
 pub(crate) fn lower_late(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
     let wanted = |draw: &Draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24);
@@ -151,10 +145,9 @@ fn lower_draw(
     } else {
         lower_candidate(sh, (current, sh.options().exhaustive_lowering), true, build)?
     };
-    // Zero, one and one less failed: half too, so no single value of the
-    // four a person would try first (0, 1, v/2, v-1) still crashes where the
-    // bug is not monotone in the value (a hash of the list: 1 of 20 results
-    // of "messy" kept a value whose half crashed).
+    // Zero, one and one less failed: half too, so none of the four values a
+    // person would try first (0, 1, v/2, v-1) still crashes where the bug is
+    // not monotone in the value (decision 0023).
     let proving = lowered == current && guess_free && current >= 4;
     if proving && sh.consider_typed(build(current / 2))? {
         return Ok(Some((draw.clone(), current / 2)));

@@ -3,26 +3,18 @@
 //! Bytes the target never read between the front and the back reads cannot
 //! go by deletion alone once they hold lengths apart: each size field is as
 //! wide as what is left when it is read, so deleting any of them narrows
-//! some field, and every length read before it then decodes otherwise
-//! (`doc`'s sample: 303 bytes stopped at 268 with 280 of them unread).
+//! some field, and every length read before it then decodes otherwise.
 //! Written again from its reads ([`tape::shortest`]), the same value needs
 //! no unread byte, no zeros at the end that running out of input reads
 //! anyway, and each length only as wide as its new room.
 //!
-//! Three passes make the move. `shortest-encoding`, first of all, when it
-//! drops a quarter of the input or more: then the reduction goes on from the
-//! value as if it had come compact, and a value padded with unread bytes
-//! reduces as the compact one does (`typed_properties`: 46 of 500 padded
-//! inputs reached another result with the move after `delete-examples`, 3
-//! with it first). On the very first test case it also drops zeros at the
-//! end alone, so that a compact input starts where its padded copy does
-//! (the last 3 of 500 went). `shortest-encoding-any`, first of the shrink
-//! tier, when it drops anything else: tried first on every input, it cost
-//! the samples tests (orders 153 -> 175, commands 165 -> 171, where a few
-//! percent of the input was unread and the deletions would have taken it
-//! anyway). `shortest-encoding-last`, last of the polish, whenever it is
-//! shorter: a value lowered late can leave zeros at the end that every
-//! length field reads anyway, and no deletion runs after the polish.
+//! Three passes make the move (decision 0001): `shortest-encoding`, first
+//! of all, when it drops a quarter of the input or more (on the very first
+//! test case, zeros at the end too), so a padded value reduces as the
+//! compact one does; `shortest-encoding-any`, first of the shrink tier,
+//! when it drops anything else; `shortest-encoding-last`, last of the
+//! polish, whenever it is shorter, since a value lowered late can leave
+//! zeros at the end that every length field reads anyway.
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Halt, Shrinker, StepResult};

@@ -2,15 +2,12 @@
 //!
 //! A file of frames sized by a product of header fields (width by height
 //! pixels) or by an opcode has no length field for `delete-records` to
-//! read, and no chain of them is unlikely enough in random bytes to trust
-//! (frames of small pixel values chain from hundreds of starts), so the
-//! frames before the crashing one went a row or a byte at a time (`image`:
-//! 400 tests from 3,584 bytes to 13). When the bug lives in the last frame
-//! alone, the input is the magic and the last few bytes: tried directly,
-//! shortest first, behind no header (tails up to 16 bytes) or the usual
-//! four-byte magic (`IMG1`, `RIFF`, `%PDF`; tails up to 128 bytes:
-//! `asan_overread`'s crashing frame is 79 bytes, behind 24 others that went
-//! a field and a byte at a time: 1,492 tests before this pass, 561 with it).
+//! read, and no chain of them is unlikely enough in random bytes to trust,
+//! so the frames before the crashing one went a row or a byte at a time.
+//! When the bug lives in the last frame alone, the input is the magic and
+//! the last few bytes: tried directly, shortest first, behind no header
+//! (tails up to 16 bytes) or the usual four-byte magic (`IMG1`, `RIFF`,
+//! `%PDF`) with tails up to 128 bytes (decision 0010).
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Shrinker, StepResult};

@@ -56,8 +56,8 @@ fn record_sizes(bytes: &[u8], start: usize) -> Vec<usize> {
 /// each as the end of its span; `None` on an input without draws (raw
 /// bytes, `--exec`), where it can be anywhere. Elsewhere a typed input is
 /// `arbitrary`'s own encoding, which puts no length before what it counts
-/// (lengths come from the back): there these passes never paid (typed
-/// samples: 110 tests, no success) and a field they read is a coincidence.
+/// (lengths come from the back): a field read there is a coincidence
+/// (decision 0008).
 fn raw_ends(tc: &TestCase) -> Option<Vec<usize>> {
     if tc.draws.is_empty() {
         return None;
@@ -101,18 +101,8 @@ pub(crate) fn shrink_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) 
 /// payload that hold its value (an index checked against the count, a copy
 /// of it) go down with it, if there are at most [`MAX_ECHOES`]:
 /// `asan_overread`'s pixel index must equal its palette's size, so neither
-/// moves alone (31 bytes where `tmin -r 1000` once found 25).
-///
-/// Raw bytes only, right after `shrink-payloads`. It was a polish pass
-/// (among the shrinking passes it once took a frame's size down early and
-/// left two frames of 137 bytes), so `asan_overread` spent 300 tests
-/// between 83 bytes (its crashing frame alone, from `keep-ends`) and 42
-/// before it ran and took the palette to one colour in 11. `keep-ends` now
-/// leaves that frame alone first: `asan_overread` 466 tests to 359, the
-/// result the same; last among the shrinking passes 411, first 419. On
-/// typed inputs it cost and never paid (reducers bench); in the corpus
-/// mode, where it had never run, it left the triage corpus at 99,838 bytes
-/// for 96,683.
+/// moves alone. Raw bytes only, right after `shrink-payloads`, and not in
+/// the corpus mode (decision 0008).
 pub(crate) fn shrink_linked_payloads(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     if !sh.best().untyped() || !sh.options().lowering {
         return Err(Halt::Dead);
@@ -239,9 +229,8 @@ mod tests {
         assert_eq!(run("shrink-linked-payloads", &input, index_at_count), [1, 0, 1]);
     }
 
-    /// On a typed input the linked move does not run: a shrinking pass
-    /// there, it cost the reducers bench's 16 KiB typed cases 24 tests each
-    /// and never paid.
+    /// On a typed input the linked move does not run: it cost tests there
+    /// and never paid (decision 0008).
     #[test]
     fn leaves_a_typed_input_to_the_other_passes() {
         let input = [5, 0, 0, 0, 0, 0, 5];

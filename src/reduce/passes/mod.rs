@@ -43,9 +43,9 @@ pub(crate) enum Tier {
     /// Once the reduction is done: spelling, moves that change how a value
     /// is written, not what it is (an odd flag byte as one). Run to
     /// exhaustion at the end: earlier, a flag spelled one can take away the
-    /// deletion a later round would find (`config`: 15 bytes instead of 9).
-    /// Spelling leaves the length as it is and no round follows; if a
-    /// polish move made the input shorter, the rounds would run again.
+    /// deletion a later round would find (decision 0017). Spelling leaves
+    /// the length as it is and no round follows; if a polish move made the
+    /// input shorter, the rounds would run again.
     Polish,
 }
 
@@ -63,7 +63,7 @@ pub(crate) struct PassDef {
     pub(crate) step: fn(&mut Shrinker<'_>, &mut Chooser<'_>) -> StepResult,
 }
 
-/// Every pass, in their initial order.
+/// Every pass, in their initial order; the scheduler runs them in tiers and rounds (decision 0013).
 pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "shortest-encoding", tier: Tier::Delete, guarantee: false, step: encoding::shortest_early },
     PassDef { name: "spell-lengths", tier: Tier::Delete, guarantee: false, step: contents::spell_lengths },

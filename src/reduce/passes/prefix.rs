@@ -6,14 +6,13 @@ use super::super::shrinker::{Shrinker, StepResult};
 use super::super::testcase::TestCase;
 
 /// Keeps the first `k` elements and deletes the rest of the input, for the
-/// least `k` found by trying 1, 2, 4, ... and then halving the gap below
-/// the first that stays interesting. On a `Vec<u64>` whose condition needs
-/// ten elements this is about eight tests from any length, where chunk
-/// deletion tries halves, quarters and eighths of every size; where any
-/// cut is as likely to pass as another (a hash of the list), the shortest
-/// prefixes are tried first. Elements start where a draw of the first
-/// draw's kind (the "one more" flag) does. Only where draws alone describe
-/// the input and nothing is read from the back.
+/// least `k` found by trying 1, 2, 4, ... and then halving the gap below the
+/// first that stays interesting (decision 0023): chunk deletion tries halves,
+/// quarters and eighths of every size instead; where any cut is as likely to
+/// pass as another (a hash of the list), the shortest prefixes are tried
+/// first. Elements start where a draw of the first draw's kind (the "one
+/// more" flag) does. Only where draws alone describe the input and nothing is
+/// read from the back.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
     let starts = element_starts(&tc);

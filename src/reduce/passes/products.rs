@@ -6,9 +6,8 @@
 //! that matter to the frame's end (zeros first is the shortlex order), so
 //! the move deletes from the front of the product's bytes, taken to be the
 //! input's last `width * height` bytes: `keep-ends` and block deletion leave
-//! the record that crashes last (`asan_overread`: 23 bytes, a 5 by 3 frame
-//! with the out-of-range index last, where no single deletion or lowering
-//! is interesting, to the 1 by 1 frame of 9).
+//! the record that crashes last, where no single deletion or lowering is
+//! interesting (decision 0011).
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Halt, Shrinker, StepResult};

@@ -3,14 +3,13 @@
 //! `delete-records` cuts one record at a time, wherever a few bytes read as a
 //! length; on a file of eighty chunks whose bug sits in the last one that is
 //! eighty moves, each among many false starts, and the stall limit stops it
-//! long before (`tlv`: stuck at 2 KB, then 2,400 lowering tests on bytes a
-//! later cut removed). A *chain* is a sequence of records, each exactly the
-//! size its length field announces (header, field, payload), that tiles the
-//! input from some offset to its very end. Random bytes make such chains
-//! all the time when the field is one byte (any value fits a large input),
-//! seldom when it is wider, so only chains that random bytes would hardly
-//! make count. Their records are deleted as a collection's elements are: a
-//! run ending at a chosen record, grown backwards adaptively.
+//! long before (decision 0009). A *chain* is a sequence of records, each
+//! exactly the size its length field announces (header, field, payload), that
+//! tiles the input from some offset to its very end. Random bytes make such
+//! chains all the time when the field is one byte (any value fits a large
+//! input), seldom when it is wider, so only chains that random bytes would
+//! hardly make count. Their records are deleted as a collection's elements
+//! are: a run ending at a chosen record, grown backwards adaptively.
 
 use super::super::choice::Chooser;
 use super::super::shrinker::{Halt, Shrinker, StepResult};

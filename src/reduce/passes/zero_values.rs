@@ -12,10 +12,8 @@ use super::super::testcase::{replace_ranges, TestCase};
 /// "one more element" flags, which keep the list as long): one candidate,
 /// the same length, lower by value. Before any deletion, since a bug that
 /// needs only the elements' number or a few small values takes the rest
-/// from there in a few tests (list "size > max & 63", where the largest
-/// value decides how many elements must stay: 234.9 tests a list before,
-/// when deletions failed until value searches had lowered the largest).
-/// Once a reduction, first of all passes: a test where it fails.
+/// from there in a few tests. Once a reduction, first of all passes: a test
+/// where it fails (decision 0023).
 pub(crate) fn zero(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     once_lowered(sh, chooser, false)
 }
@@ -24,11 +22,9 @@ pub(crate) fn zero(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// "replace with simpler" in one test), once a reduction, when zero failed:
 /// where the elements must only be large enough (at least 10 by 5), the
 /// values are then all equal, so deleting any one element gives the same
-/// list, run once (the other deletions are known values: 78 -> 72 tests a
-/// list there). Before `keep-prefix`, not after: the prefixes it tries are
-/// then lists of equal values already, where after it they would be new
-/// lists to try again (at least 10 by 5: 75.2; sum >= 3 saves the test
-/// this costs it, 10.8 against 9.9).
+/// list, run once (the other deletions are known values). Before
+/// `keep-prefix`, not after: the prefixes it tries are then lists of equal
+/// values already (decision 0023).
 pub(crate) fn least(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     once_lowered(sh, chooser, true)
 }
@@ -37,7 +33,7 @@ pub(crate) fn least(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 fn once_lowered(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, least: bool) -> StepResult {
     let tc = sh.shared();
     // Once a reduction: where it failed, a later round's candidate is rarely
-    // a list run already (at least 10 by 5: one failed test a round).
+    // a list run already (decision 0023).
     chooser.choose(usize::from(tc.draws_only() && sh.pass_stats().tests == 0), |_| true)?;
     let values = lowered(&tc, least);
     let edits: Vec<(std::ops::Range<usize>, &[u8])> =

@@ -236,14 +236,12 @@ const WIDE_EVERY: u64 = 4;
 /// test needs tens of thousands, 1.6 ms each in a debug build).
 const MAX_TESTS: u64 = 1_500;
 
-/// Results that differ from the compact input's, at most (measured: none
-/// of 500 padded inputs and 16 noisy ones of 400; before the value moves
-/// on the reads, `delete-values` and `zero-tags`, 3 and 35). Each is
-/// another local minimum, not a wrong result (the hard properties hold):
-/// all 16 are another variant of an enum, where going to the variant the
-/// compact result has would insert fields the recording does not describe
-/// (a boring run records nothing), e.g. `V2("")` for `V0(0, "")`; inserting
-/// 1, 2 or 4 zero bytes for them found 4 of 16, for 3 more tests a tag.
+/// Results that differ from the compact input's, at most, as measured
+/// (decision 0005). Each is another local minimum, not a wrong result (the
+/// hard properties hold): another variant of an enum, where going to the
+/// variant the compact result has would insert fields the recording does
+/// not describe (a boring run records nothing), e.g. `V2("")` for
+/// `V0(0, "")`.
 const MOST_DIFFERING: [(&str, usize); 3] = [("padded-257", 0), ("padded-65538", 0), ("noise", 16)];
 
 /// Issue 37: a value that satisfies a planted predicate reduces from its

@@ -1,6 +1,6 @@
 //! Property tests of the whole reducer over many random predicates: always interesting, never worse, deterministic, 1-minimal.
 
-use super::passes::testkit::flagged_list;
+use super::passes::one_pass::flagged_list;
 use super::*;
 
 /// A pure oracle: the same answer for the same bytes, every time.

@@ -110,7 +110,9 @@ impl<'a> Slips<'a> {
         }
     }
 
-    /// The crashes met, in the order first met, each with its smallest input.
+    /// The crashes met, in the order first met, each with its smallest input
+    /// (the tests read them; a run hands each on as it is met).
+    #[cfg(test)]
     pub fn into_found(mut self) -> Vec<(Signature, Vec<u8>)> {
         let order = std::mem::take(&mut self.order);
         order.into_iter().map(|s| (s.clone(), self.found.remove(&s).unwrap_or_default())).collect()

@@ -27,7 +27,7 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::{Example, Verdict};
 
     #[test]

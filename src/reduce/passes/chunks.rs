@@ -59,7 +59,7 @@ fn delete_chunk(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, max_levels: us
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::{run_pass, Example, ReduceOptions, TestCase, Verdict};
 
     #[test]

@@ -100,7 +100,7 @@ fn contents(draws: &[Draw]) -> impl Iterator<Item = usize> + '_ {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::{Example, Verdict};
 
     /// Decodes like `arbitrary` decodes a `String` from a short input: the

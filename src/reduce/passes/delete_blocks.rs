@@ -104,7 +104,7 @@ fn zero_tail(tc: &TestCase) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::super::one_pass::{run, u64_list, u64_oracle};
     use super::{aligned, DrawKind};
     use crate::reduce::Verdict;
 

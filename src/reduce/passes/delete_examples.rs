@@ -89,7 +89,7 @@ pub(super) fn spans(tc: &TestCase, i: usize, with_flag: bool) -> Vec<Range<usize
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{list_oracle, run};
+    use super::super::one_pass::{list_oracle, run};
 
     #[test]
     fn deletes_elements_with_their_flag_bytes() {

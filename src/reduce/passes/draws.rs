@@ -231,7 +231,7 @@ pub(crate) fn round_tags(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> St
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::super::one_pass::{run, u64_list, u64_oracle};
     use crate::reduce::{Example, Verdict};
 
     #[test]

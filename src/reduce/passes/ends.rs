@@ -53,7 +53,7 @@ fn pairs() -> Vec<(usize, usize)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::Verdict;
 
     /// A magic, frames of width, height and width by height pixels, each

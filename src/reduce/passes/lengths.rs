@@ -156,7 +156,7 @@ const MAX_ECHOES: usize = 2;
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::{Example, Verdict};
 
     /// Tag, u16 little-endian length, payload; interesting when a record with tag 7 follows a well-formed prefix.

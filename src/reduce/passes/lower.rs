@@ -128,7 +128,7 @@ fn dedup_ranges(mut ranges: Vec<Range<usize>>) -> Vec<Range<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::super::one_pass::{run, u64_list, u64_oracle};
     use crate::reduce::{Example, Verdict};
 
     #[test]

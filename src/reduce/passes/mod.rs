@@ -301,7 +301,7 @@ mod tests {
 
 /// Helpers for the per-pass tests: run one pass on a literal input.
 #[cfg(test)]
-pub(crate) mod testkit {
+pub(crate) mod one_pass {
     use crate::reduce::{run_pass, Example, ReduceOptions, TestCase, Verdict};
 
     /// Runs pass `name` alone from `input` and returns the result's bytes.

@@ -52,7 +52,7 @@ fn element_starts(tc: &TestCase) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::super::one_pass::{run, u64_list, u64_oracle};
 
     #[test]
     fn keeps_the_shortest_prefix_of_elements_in_a_few_tests() {

@@ -134,7 +134,7 @@ pub(crate) fn delete_runs(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> S
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use super::chains;
     use crate::reduce::Verdict;
 

@@ -61,7 +61,7 @@ fn same_label_runs(tc: &TestCase, group: Vec<usize>) -> Vec<Vec<usize>> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{list_oracle, run};
+    use super::super::one_pass::{list_oracle, run};
 
     #[test]
     fn sorts_sibling_elements() {

@@ -24,7 +24,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, _chooser: &mut Chooser<'_>) -> StepRes
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::{Example, Verdict};
 
     #[test]

@@ -166,7 +166,7 @@ pub(crate) fn zero_tags(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> Ste
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::run;
+    use super::super::one_pass::run;
     use crate::reduce::typed_properties::{decode, encode_value, Ty, Val};
     use crate::reduce::Verdict;
 

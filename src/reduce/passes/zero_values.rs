@@ -70,7 +70,7 @@ fn lowered(tc: &TestCase, least: bool) -> Vec<(&Draw, Vec<u8>)> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testkit::{run, u64_list, u64_oracle};
+    use super::super::one_pass::{run, u64_list, u64_oracle};
 
     #[test]
     fn zeroes_every_value_and_keeps_the_flags() {

@@ -34,7 +34,9 @@ use anyhow::Context;
 use toml_edit::{Array, DocumentMut, InlineTable, Item, Table};
 
 use super::draw_patch::{self, UNSTRUCTURED};
-use super::standin::{copy_tree, LockedPackage, LIBFUZZER_SYS, RUNTIME_PACKAGE};
+use super::standin::{
+    copy_tree, dependency_version, locked_packages, package_tables, LockedPackage, LIBFUZZER_SYS, RUNTIME_PACKAGE,
+};
 use crate::project::files::write_if_changed;
 use crate::project::ProjectError;
 
@@ -63,7 +65,7 @@ pub enum Support {
 pub fn support(lock: &DocumentMut) -> Support {
     let packages = locked_packages(lock);
     let arbitraries: Vec<&LockedPackage> = packages.iter().filter(|p| p.name == ARBITRARY).collect();
-    let wanted = dependency_version(lock, LIBFUZZER_SYS, ARBITRARY);
+    let wanted = locked_dependency(lock, LIBFUZZER_SYS, ARBITRARY);
     let arbitrary = match wanted {
         Some(version) => arbitraries.iter().find(|p| p.version == version),
         None => arbitraries.first(),
@@ -71,7 +73,7 @@ pub fn support(lock: &DocumentMut) -> Support {
     let Some(arbitrary) = arbitrary.copied() else { return Support::NotUsed };
     // Draws need no derive: a `Vec<u64>` or a tuple is read through the same
     // `Unstructured`. Without the derive there are only no derived examples.
-    let derive = match dependency_version(lock, ARBITRARY, DERIVE) {
+    let derive = match locked_dependency(lock, ARBITRARY, DERIVE) {
         Some(version) => packages.iter().find(|p| p.name == DERIVE && p.version == version),
         None => packages.iter().find(|p| p.name == DERIVE),
     };
@@ -95,36 +97,12 @@ pub fn support(lock: &DocumentMut) -> Support {
     Support::Hooked(arbitrary.clone())
 }
 
-/// The version `package` (a non-path entry when there are several) locks for
-/// its dependency `dependency`, when the entry names one (it does when several are locked).
-fn dependency_version(lock: &DocumentMut, package: &str, dependency: &str) -> Option<String> {
-    let entries = lock.get("package").and_then(Item::as_array_of_tables)?;
-    entries
-        .iter()
-        .filter(|p| p.get("name").and_then(Item::as_str) == Some(package))
-        .filter_map(|p| p.get("dependencies").and_then(Item::as_array))
-        .flatten()
-        .filter_map(|d| d.as_str())
-        .find_map(|d| {
-            let mut words = d.split_whitespace();
-            (words.next() == Some(dependency)).then(|| words.next().unwrap_or("").to_string())
-        })
-        .filter(|v| !v.is_empty())
-}
-
-fn locked_packages(lock: &DocumentMut) -> Vec<LockedPackage> {
-    let entries = lock.get("package").and_then(Item::as_array_of_tables);
-    entries
-        .into_iter()
-        .flatten()
-        .filter_map(|p| {
-            Some(LockedPackage {
-                name: p.get("name")?.as_str()?.to_string(),
-                version: p.get("version")?.as_str()?.to_string(),
-                source: p.get("source").and_then(Item::as_str).map(str::to_string),
-            })
-        })
-        .collect()
+/// The version the lockfile's `package` entries lock for their dependency `dependency`.
+fn locked_dependency(lock: &DocumentMut, package: &str, dependency: &str) -> Option<String> {
+    dependency_version(
+        package_tables(lock).filter(|p| p.get("name").and_then(Item::as_str) == Some(package)),
+        dependency,
+    )
 }
 
 /// `major.minor.patch` of a version (a pre-release or build suffix ignored).

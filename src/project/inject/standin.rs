@@ -13,7 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use toml_edit::{DocumentMut, InlineTable, Item};
+use toml_edit::{DocumentMut, InlineTable, Item, Table};
 
 use crate::project::files::write_if_changed;
 use crate::project::ProjectError;
@@ -62,11 +62,26 @@ pub struct StandIn {
 /// The `libfuzzer-sys` the lockfile pins for `fuzz_package`, if any. With
 /// several versions locked, the one the fuzz package depends on.
 pub fn locked_libfuzzer_sys(lock: &DocumentMut, fuzz_package: &str) -> Option<LockedPackage> {
-    let packages: Vec<LockedPackage> = lock
-        .get("package")
-        .and_then(Item::as_array_of_tables)
-        .into_iter()
-        .flatten()
+    let packages = locked_packages(lock);
+    let mut candidates: Vec<&LockedPackage> = packages.iter().filter(|p| p.name == LIBFUZZER_SYS).collect();
+    if candidates.len() > 1 {
+        let fuzz = package_tables(lock)
+            .filter(|p| p.get("name").and_then(Item::as_str) == Some(fuzz_package) && p.get("source").is_none());
+        if let Some(version) = dependency_version(fuzz, LIBFUZZER_SYS) {
+            candidates.retain(|p| p.version == version);
+        }
+    }
+    candidates.first().map(|p| (*p).clone())
+}
+
+/// The `[[package]]` entries of a lockfile.
+pub(crate) fn package_tables(lock: &DocumentMut) -> impl Iterator<Item = &Table> {
+    lock.get("package").and_then(Item::as_array_of_tables).into_iter().flatten()
+}
+
+/// Every package a lockfile pins.
+pub(crate) fn locked_packages(lock: &DocumentMut) -> Vec<LockedPackage> {
+    package_tables(lock)
         .filter_map(|p| {
             Some(LockedPackage {
                 name: p.get("name")?.as_str()?.to_string(),
@@ -74,29 +89,22 @@ pub fn locked_libfuzzer_sys(lock: &DocumentMut, fuzz_package: &str) -> Option<Lo
                 source: p.get("source").and_then(Item::as_str).map(str::to_string),
             })
         })
-        .collect();
-    let mut candidates: Vec<&LockedPackage> = packages.iter().filter(|p| p.name == LIBFUZZER_SYS).collect();
-    if candidates.len() > 1 {
-        // The fuzz package's entry names the dependency as "name" or "name version".
-        let wanted: Vec<String> = lock
-            .get("package")
-            .and_then(Item::as_array_of_tables)
-            .into_iter()
-            .flatten()
-            .filter(|p| p.get("name").and_then(Item::as_str) == Some(fuzz_package) && p.get("source").is_none())
-            .filter_map(|p| p.get("dependencies").and_then(Item::as_array))
-            .flatten()
-            .filter_map(|d| d.as_str())
-            .filter_map(|d| {
-                let mut words = d.split_whitespace();
-                (words.next() == Some(LIBFUZZER_SYS)).then(|| words.next().unwrap_or("").to_string())
-            })
-            .collect();
-        if let Some(version) = wanted.first().filter(|v| !v.is_empty()) {
-            candidates.retain(|p| &p.version == version);
-        }
-    }
-    candidates.first().map(|p| (*p).clone())
+        .collect()
+}
+
+/// The version the first of `entries` that names `dependency` locks for it:
+/// an entry names a dependency as "name" or, when several versions are
+/// locked, "name version"; `None` without a version.
+pub(crate) fn dependency_version<'a>(entries: impl Iterator<Item = &'a Table>, dependency: &str) -> Option<String> {
+    entries
+        .filter_map(|p| p.get("dependencies").and_then(Item::as_array))
+        .flatten()
+        .filter_map(|d| d.as_str())
+        .find_map(|d| {
+            let mut words = d.split_whitespace();
+            (words.next() == Some(dependency)).then(|| words.next().unwrap_or("").to_string())
+        })
+        .filter(|v| !v.is_empty())
 }
 
 /// The `[patch]` key for the lockfile source of package `name`, or why it cannot be patched.

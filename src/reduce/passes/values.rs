@@ -20,7 +20,10 @@ use super::super::testcase::TestCase;
 
 /// Where each value that starts at a draw ends (one past its last draw).
 struct Values {
+    /// The outermost value's end, for each draw.
     ends: Vec<usize>,
+    /// The innermost derived value's end, for each draw that starts one.
+    innermost: Vec<Option<usize>>,
 }
 
 impl Values {
@@ -34,10 +37,13 @@ impl Values {
                 ends[s - 1] = s + 1;
             }
         }
+        let mut innermost = vec![None; n];
         for range in tc.draw_ranges.iter().filter(|r| r.start < n) {
             ends[range.start] = ends[range.start].max(range.end);
+            let inner: &mut Option<usize> = &mut innermost[range.start];
+            *inner = Some(inner.map_or(range.end, |e| e.min(range.end)));
         }
-        Values { ends }
+        Values { ends, innermost }
     }
 
     /// Where the value that starts at draw `s` ends; `None` past the last draw.
@@ -88,11 +94,12 @@ fn step(
     let at = places(&tc, &values);
     // The chooser goes from its last index down: the first places come first.
     let c = chooser.choose(at.len(), |_| true)?;
-    let candidates = moves(&tc, &values, at[at.len() - 1 - c]);
+    // Each move written out once; one whose lengths no longer fit is no candidate.
+    let mut candidates: Vec<Vec<u8>> =
+        moves(&tc, &values, at[at.len() - 1 - c]).iter().filter_map(|mv| apply(&tc, &reads, mv)).collect();
     let m = candidates.len();
-    let k = chooser.choose(m, |k| apply(&tc, &reads, &candidates[m - 1 - k]).is_some())?;
-    let candidate = apply(&tc, &reads, &candidates[m - 1 - k]).ok_or(Halt::Dead)?;
-    if sh.consider(candidate)? {
+    let k = chooser.choose(m, |_| true)?;
+    if sh.consider(candidates.swap_remove(m - 1 - k))? {
         chooser.resume_at(vec![c]);
     }
     Ok(())
@@ -129,33 +136,22 @@ pub(crate) fn delete_values(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
     step(sh, chooser, flags, flag_moves)
 }
 
-/// For each draw that starts a derived value, where the innermost one ends.
-fn innermost(tc: &TestCase) -> Vec<Option<usize>> {
-    let mut ends = vec![None; tc.draws.len()];
-    for r in tc.draw_ranges.iter().filter(|r| r.start < tc.draws.len()) {
-        let end: &mut Option<usize> = &mut ends[r.start];
-        *end = Some(end.map_or(r.end, |e| e.min(r.end)));
-    }
-    ends
-}
-
 /// Derived values that read more after a first draw that reads as a
 /// variant tag other than the first: a four-byte integer of 2^24 or more
 /// (variant `v` of `n` reads from `v * 2^32 / n` on; smaller values are
 /// more often a struct's first `u32`, which no move here helps).
-fn tags(tc: &TestCase, _: &Values) -> Vec<usize> {
+fn tags(tc: &TestCase, values: &Values) -> Vec<usize> {
     let tag = |t: usize| {
         let draw = &tc.draws[t];
         draw.kind == (DrawKind::Int { width: 4 }) && draw.value(&tc.bytes).is_some_and(|v| v >= 1 << 24)
     };
-    let ends = innermost(tc);
-    (0..tc.draws.len()).filter(|&t| ends[t].is_some_and(|e| e > t + 1) && tag(t)).collect()
+    (0..tc.draws.len()).filter(|&t| values.innermost[t].is_some_and(|e| e > t + 1) && tag(t)).collect()
 }
 
 /// At a tag, read zero (the first variant) with all its fields deleted:
 /// the fields a first variant reads are then all zeros (decision 0005).
-fn tag_moves(tc: &TestCase, _: &Values, t: usize) -> Vec<Move> {
-    let end = innermost(tc)[t].unwrap_or(t + 1);
+fn tag_moves(_: &TestCase, values: &Values, t: usize) -> Vec<Move> {
+    let end = values.innermost[t].unwrap_or(t + 1);
     vec![Move { zero: Some(t), delete: t + 1..end }]
 }
 

@@ -91,7 +91,9 @@ pub struct Cli {
     pub workers: Option<u32>,
 
     /// Batch mode: take only shard I of N (1-based) of the inputs, split by content hash, for a CI
-    /// job matrix; join the shards' output directories with --merge.
+    /// job matrix; join the shards' output directories with --merge. Corpus mode: shrink only
+    /// shard I of the inputs the cover keeps; join the shards by copying their files into one
+    /// directory and running the corpus mode again with it as -o.
     #[arg(long, value_name = "I/N", help_heading = BATCH)]
     pub shard: Option<String>,
 
@@ -102,10 +104,13 @@ pub struct Cli {
 
     /// Corpus mode: shrink every input of the corpus in DIR and drop the redundant ones, keeping
     /// every coverage feature (edges with their hit-count buckets, as libFuzzer counts them);
-    /// the new corpus goes to the directory given by -o, DIR is never written. A rerun with the
-    /// same -o goes on where an interrupted one stopped.
+    /// the new corpus goes to the directory given by -o, DIR is never written. The -o directory is
+    /// a complete corpus from the moment the first one is written (the inputs the cover keeps, as
+    /// they are), each input replaced by its result as it finishes; --max-time bounds the whole
+    /// run. A rerun with the same -o goes on where an interrupted one stopped, and an earlier
+    /// output there (files named by their SHA-1) is kept as it is: only what it lacks is shrunk.
     #[arg(long, value_name = "DIR", help_heading = CORPUS,
-          conflicts_with_all = ["exec", "artifacts", "each", "shard", "merge", "crash"])]
+          conflicts_with_all = ["exec", "artifacts", "each", "merge", "crash"])]
     pub corpus: Option<PathBuf>,
 
     /// Run COMMAND per test instead of building a harness. It is split into words

@@ -90,6 +90,8 @@ pub struct CorpusOptions {
     pub output: PathBuf,
     /// Workers running tests at once.
     pub workers: usize,
+    /// Only this shard of the kept inputs is shrunk (a CI matrix's job).
+    pub shard: Option<Shard>,
 }
 
 /// The batch mode's settings.
@@ -340,7 +342,8 @@ fn corpus_options(cli: Cli) -> Result<Options, Failure> {
     }
     let workers = cli.workers.map_or_else(crate::exec::cores, |w| w as usize);
     let project = project_options(&cli)?;
-    Ok(Options { job: Job::Corpus(CorpusOptions { target, project, dir, output, workers }), ..common(cli)? })
+    let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
+    Ok(Options { job: Job::Corpus(CorpusOptions { target, project, dir, output, workers, shard }), ..common(cli)? })
 }
 
 /// The harness mode's project and build settings.

@@ -67,7 +67,8 @@ fn shrink_batch(
     for (m, keep) in (start..end).zip(batch_required(entries, (start, end), required)) {
         let item = &entries[m].item;
         let held = item.features.iter().filter(|f| required.binary_search(f).is_ok()).count();
-        if keep.len() == held {
+        // Nothing to let go, or an earlier run's result, kept as it is.
+        if keep.len() == held || item.done {
             continue;
         }
         let key = format!("{}+", item.sha1);
@@ -92,6 +93,7 @@ fn shrink_batch(
         let at = pending.iter().position(|(m, ..)| entries[*m].item.origin == origin).expect("a job of the batch");
         let (m, key, saved) = pending.swap_remove(at);
         taken += usize::from(settle(done, &mut entries[m], (&key, saved), joined, store)?);
+        phase.status.corpus(store.size());
     }
     Ok(taken)
 }
@@ -108,7 +110,7 @@ fn settle(
     let limit = entry.item.bytes.len();
     match decide((key, saved), entry.item.origin, joined, limit, &mut spent, store)? {
         Some(shrunk) => {
-            take(done, entry, None, shrunk);
+            take((done, store), entry, None, shrunk)?;
             Ok(true)
         }
         None => {

@@ -4,6 +4,7 @@ use anyhow::anyhow;
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::corpus::cover::{is_subset, union, Pick};
+use crate::corpus::deadline::Deadline;
 use crate::corpus::display::Status;
 use crate::corpus::inputs::CorpusInput;
 use crate::corpus::runner::Measured;
@@ -23,6 +24,8 @@ pub struct Item {
     pub bytes: Vec<u8>,
     /// Its features (ascending).
     pub features: Vec<u32>,
+    /// An earlier run's result: kept as it is, never shrunk again.
+    pub done: bool,
 }
 
 /// A kept item's end.
@@ -44,6 +47,8 @@ pub struct KeptResult {
     pub detail: Option<String>,
     /// The input split off it, saved too (see [`crate::corpus::shrink::shrink_and_split`]).
     pub split: Option<SplitPart>,
+    /// An earlier run's result, kept as it is.
+    pub done: bool,
 }
 
 /// An input split off a kept one, as saved.
@@ -73,6 +78,8 @@ pub struct Phase<'a> {
     pub status: &'a mut Status,
     /// Ctrl-C.
     pub interrupt: &'a Interrupt,
+    /// `--max-time`, armed once the first complete corpus is in place.
+    pub deadline: &'a Deadline,
 }
 
 /// Runs every readable input once; unreadable ones are `Failed`.
@@ -115,7 +122,13 @@ pub fn shrink_kept(
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
     // The results earlier runs saved, read once: checked by a run, shrunk on when cut short.
     let mut saved: Vec<Vec<Vec<u8>>> = vec![Vec::new(); picks.len()];
+    let mut pending = picks.len();
     for (slot, pick) in picks.iter().enumerate() {
+        if items[pick.index].done {
+            results[slot] = as_it_is(pick.index, &items[pick.index]);
+            pending -= 1;
+            continue;
+        }
         let sha1 = &items[pick.index].sha1;
         let job = match store.finished(sha1) {
             Some(Saved { bytes, complete: true }) => {
@@ -129,7 +142,6 @@ pub fn shrink_kept(
         };
         phase.jobs.send(job).expect("the workers are running");
     }
-    let mut pending = picks.len();
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
         match event {
@@ -142,7 +154,10 @@ pub fn shrink_kept(
                 let slot = slot_of(index);
                 let parts = std::mem::take(&mut saved[slot]);
                 match resumed(index, &items[index], &picks[slot].assigned, parts, runs, store)? {
-                    Some(result) => results[slot] = result,
+                    Some(result) => {
+                        store.release(&items[index].sha1)?;
+                        results[slot] = result;
+                    }
                     None => {
                         let job = shrink_job(&picks[slot], items[index].bytes.clone());
                         phase.jobs.send(job).expect("the workers are running");
@@ -157,9 +172,24 @@ pub fn shrink_kept(
             }
         }
         pending -= 1;
+        phase.status.corpus(store.size());
         phase.status.shrinking(picks.len() - pending, picks.len());
     }
     Ok(results)
+}
+
+/// A done item (an earlier run's result) as its own result: no test.
+fn as_it_is(index: usize, item: &Item) -> KeptResult {
+    KeptResult {
+        index,
+        origin: item.origin,
+        file: Some(item.sha1.clone()),
+        bytes: item.bytes.clone(),
+        features: item.features.clone(),
+        detail: Some(String::from("an earlier run's result, kept as it is")),
+        done: true,
+        ..KeptResult::default()
+    }
 }
 
 /// An earlier run's results for a kept item, when they still cover the
@@ -170,7 +200,7 @@ fn resumed(
     assigned: &[u32],
     parts: Vec<Vec<u8>>,
     runs: Vec<Measured>,
-    store: &Store,
+    store: &mut Store,
 ) -> anyhow::Result<Option<KeptResult>> {
     let mut covered = parts.into_iter().zip(runs).map_while(|(bytes, run)| match run {
         Measured::Covered(features) => Some((bytes, features)),
@@ -188,7 +218,7 @@ fn resumed(
         }
     };
     let (origin, file, tests) = (item.origin, Some(store.restore(&bytes)?), 1 + u64::from(split.is_some()));
-    Ok(Some(KeptResult { index, origin, file, bytes, features, tests, detail: None, split }))
+    Ok(Some(KeptResult { index, origin, file, bytes, features, tests, split, ..KeptResult::default() }))
 }
 
 /// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
@@ -196,8 +226,8 @@ fn shrink_job(pick: &Pick, bytes: Vec<u8>) -> Job {
     Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
 }
 
-/// Saves a shrink's result; a failed shrink keeps the item as it is, an
-/// interrupted one saves nothing.
+/// Saves a shrink's result in place of the item's file; a failed shrink
+/// keeps the item as it is, an interrupted one saves nothing.
 fn finished(
     index: usize,
     item: &Item,
@@ -234,7 +264,8 @@ fn finished(
         None => None,
     };
     let file = save(&item.sha1, &bytes)?;
-    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail, split })
+    store.release(&item.sha1)?;
+    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail, split, done: false })
 }
 
 #[cfg(test)]
@@ -250,28 +281,31 @@ mod tests {
     #[test]
     fn a_saved_result_resumes_alone_or_with_its_split_part_when_they_cover_the_features() {
         let root = tempfile::tempdir().unwrap();
-        let store = store(root.path());
-        let item = Item { origin: 7, sha1: "abc".into(), bytes: b"original".to_vec(), features: vec![1, 2, 3] };
+        let mut store = store(root.path());
+        let item =
+            Item { origin: 7, sha1: "abc".into(), bytes: b"original".to_vec(), features: vec![1, 2, 3], done: false };
         let covered = |features: &[u32]| Measured::Covered(features.to_vec());
         let parts = || vec![b"high".to_vec(), b"low".to_vec()];
 
-        let alone = resumed(0, &item, &[1, 2], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        let alone = resumed(0, &item, &[1, 2], parts(), vec![covered(&[1, 2]), covered(&[3])], &mut store).unwrap();
         let alone = alone.expect("the result covers them alone");
         assert!(alone.split.is_none(), "a stale part is not taken: {alone:?}");
         assert_eq!((alone.origin, alone.bytes.as_slice(), alone.tests), (7, &b"high"[..], 1));
 
-        let both = resumed(0, &item, &[1, 2, 3], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        let both = resumed(0, &item, &[1, 2, 3], parts(), vec![covered(&[1, 2]), covered(&[3])], &mut store).unwrap();
         let both = both.expect("the result and its part cover them");
         let part = both.split.expect("the part is kept");
         assert_eq!((part.bytes.as_slice(), part.features.as_slice()), (&b"low"[..], &[3][..]));
         assert!(root.path().join("new").join(&part.file).exists(), "the part is back in the new corpus");
         assert_eq!(both.tests, 2);
 
-        let short = resumed(0, &item, &[1, 2, 3, 4], parts(), vec![covered(&[1, 2]), covered(&[3])], &store).unwrap();
+        let short =
+            resumed(0, &item, &[1, 2, 3, 4], parts(), vec![covered(&[1, 2]), covered(&[3])], &mut store).unwrap();
         assert!(short.is_none(), "a feature neither covers: shrunk again");
         let crashed = vec![covered(&[1, 2]), Measured::Crashed("boom".into())];
-        assert!(resumed(0, &item, &[1, 2, 3], parts(), crashed, &store).unwrap().is_none());
-        let no_part = resumed(0, &item, &[1, 2, 3], vec![b"high".to_vec()], vec![covered(&[1, 2])], &store).unwrap();
+        assert!(resumed(0, &item, &[1, 2, 3], parts(), crashed, &mut store).unwrap().is_none());
+        let no_part =
+            resumed(0, &item, &[1, 2, 3], vec![b"high".to_vec()], vec![covered(&[1, 2])], &mut store).unwrap();
         assert!(no_part.is_none(), "killed between the part and the result: shrunk again");
     }
 }

@@ -18,6 +18,9 @@ pub struct CorpusInput {
     pub sha1: String,
     /// Other files with the same content.
     pub duplicates: Vec<String>,
+    /// A file of an earlier output has this content and is a result: it is
+    /// kept as it is, never shrunk again.
+    pub done: bool,
 }
 
 impl CorpusInput {
@@ -42,11 +45,27 @@ pub fn collect(dir: &Path) -> anyhow::Result<Vec<CorpusInput>> {
             Some(&first) => inputs[first].duplicates.push(input.name),
             None => {
                 by_hash.insert(sha1.clone(), inputs.len());
-                inputs.push(CorpusInput { input, sha1, duplicates: Vec::new() });
+                inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done: false });
             }
         }
     }
     Ok(inputs)
+}
+
+/// Adds an earlier output's files (`previous`: each path with whether it is
+/// a result) to `inputs`: a content the corpus has is marked done when that
+/// file is a result; a new one is an input of its own.
+pub fn add_previous(inputs: &mut Vec<CorpusInput>, previous: &[(PathBuf, bool)]) {
+    let by_hash: HashMap<String, usize> = inputs.iter().enumerate().map(|(i, input)| (input.sha1.clone(), i)).collect();
+    for (path, done) in previous {
+        let input = Input::read(path);
+        let Ok(bytes) = &input.bytes else { continue };
+        let sha1 = sha1_hex(bytes);
+        match by_hash.get(&sha1) {
+            Some(&at) => inputs[at].done |= done,
+            None => inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done: *done }),
+        }
+    }
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> anyhow::Result<()> {

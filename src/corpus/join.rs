@@ -40,17 +40,24 @@ pub struct Entry {
     pub origins: Vec<usize>,
 }
 
-/// The last round's results that a cover keeps, largest first, each standing for its origin.
-pub fn entries(done: &Rounds, required: &[u32]) -> Vec<Entry> {
-    let mut entries: Vec<Entry> = cover(&done.results, required)
+/// The last round's results that a cover keeps, largest first, each
+/// standing for its origin; the files of the others go.
+pub fn entries(done: &Rounds, required: &[u32], store: &mut Store) -> anyhow::Result<Vec<Entry>> {
+    let picks = cover(&done.results, required);
+    let mut entries: Vec<Entry> = picks
         .iter()
         .map(|p| {
             let item = done.results[p.index].clone();
             Entry { origins: vec![item.origin], item }
         })
         .collect();
+    for (index, result) in done.results.iter().enumerate() {
+        if !picks.iter().any(|p| p.index == index) {
+            store.release(&result.sha1)?;
+        }
+    }
     entries.sort_by_key(|e| std::cmp::Reverse(e.item.bytes.len()));
-    entries
+    Ok(entries)
 }
 
 /// Tries to join `entries` in pairs (see the module's comment); each join
@@ -63,7 +70,8 @@ pub fn join_results(
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<()> {
-    let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES;
+    // An earlier run's result is kept as it is.
+    let large = |e: &Entry| e.item.bytes.len() >= JOIN_MIN_BYTES && !e.item.done;
     let count = entries.iter().filter(|e| large(e)).count();
     if count < 2 {
         return Ok(());
@@ -81,7 +89,8 @@ pub fn join_results(
             match tried {
                 Some(Ok(Some(joined))) => {
                     let other = entries.remove(j);
-                    take(done, &mut entries[i], Some(other), joined);
+                    take((done, store), &mut entries[i], Some(other), joined)?;
+                    phase.status.corpus(store.size());
                     taken += 1;
                 }
                 Some(Err(error)) => return Err(error),
@@ -176,13 +185,23 @@ pub fn decide(
         return Ok(None);
     }
     let sha1 = store.save(key, &shrunk.bytes, true)?;
-    Ok(Some((Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features }, tests)))
+    Ok(Some((Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false }, tests)))
 }
 
 /// `joined` stands for `kept` and `other` (if any; else `kept` was shrunk
 /// alone) from now on.
-pub fn take(done: &mut Rounds, kept: &mut Entry, other: Option<Entry>, (joined, joined_tests): (Item, u64)) {
+/// Their files go: `joined`'s is in place.
+pub fn take(
+    (done, store): (&mut Rounds, &mut Store),
+    kept: &mut Entry,
+    other: Option<Entry>,
+    (joined, joined_tests): (Item, u64),
+) -> anyhow::Result<()> {
     let alone = other.is_none();
+    store.release(&kept.item.sha1)?;
+    if let Some(other) = &other {
+        store.release(&other.item.sha1)?;
+    }
     kept.origins.extend(other.into_iter().flat_map(|o| o.origins));
     let count = kept.origins.len();
     let detail = match (alone, count) {
@@ -206,6 +225,7 @@ pub fn take(done: &mut Rounds, kept: &mut Entry, other: Option<Entry>, (joined, 
         });
     }
     kept.item = joined;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -214,7 +234,7 @@ pub(crate) mod tests {
 
     /// An entry of `origin` with `features` (the fixture `alone`'s tests share).
     pub(crate) fn entry(origin: usize, features: &[u32]) -> Entry {
-        let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec() };
+        let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec(), done: false };
         Entry { item, origins: vec![origin] }
     }
 

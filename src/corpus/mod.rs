@@ -14,11 +14,13 @@
 
 pub mod alone;
 pub mod cover;
+pub mod deadline;
 pub mod display;
 pub mod drive;
 pub mod inputs;
 pub mod join;
 pub mod joined;
+pub mod outcome;
 pub mod report;
 pub mod rounds;
 pub mod runner;
@@ -27,69 +29,73 @@ pub mod store;
 pub mod work;
 
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use anyhow::anyhow;
 
 use crate::exit_code::{Exit, Failure, OrExit};
-use crate::options::{CorpusOptions, Options};
+use crate::options::{CorpusOptions, Options, Shard};
+use crate::project::FuzzProject;
 use crate::reduce::ReduceOptions;
 use crate::session::backend::Backend;
 use crate::session::interrupt::Interrupt;
 use crate::session::progress::Display;
 use crate::session::setup::{HarnessSetup, Limits};
-use cover::{greedy_cover, intersect, union, Candidate};
+use cover::{greedy_cover, intersect, union, Candidate, Pick};
+use deadline::Deadline;
+use display::Size;
 use display::Status;
-use drive::{measure_all, Item, KeptResult, Phase};
+use drive::{measure_all, Item, Phase};
 use inputs::CorpusInput;
-use report::{CorpusReport, InputReport, InputStatus, Totals, CORPUS_REPORT_VERSION};
+use outcome::{build_report, Ended, Parts};
 use rounds::{shrink_rounds, Rounds};
 use runner::Measured;
 use store::Store;
 use work::CorpusWork;
 
-/// Runs the corpus mode; the exit code is 0 when done, 6 when the new corpus
-/// misses a feature of the old one (coverage that varies run to run), 130 when interrupted.
+/// Runs the corpus mode; the exit code is 0 when done (or stopped at
+/// `--max-time`), 6 when the new corpus misses a feature of the old one
+/// (coverage that varies run to run), 130 when interrupted.
 pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> Result<Exit, Failure> {
     let started = Instant::now();
     let (target, output) = (&corpus.target, corpus.output.as_path());
-    let inputs = inputs::collect(&corpus.dir).or_exit(Exit::Usage)?;
+    let mut inputs = inputs::collect(&corpus.dir).or_exit(Exit::Usage)?;
     if inputs.is_empty() {
         return Err(Failure::usage(anyhow!("the corpus {} has no files", corpus.dir.display())));
     }
-    let (setup, recording) = builds(options, corpus, interrupt)?;
+    let located = HarnessSetup::locate(&corpus.project)?;
+    let setup = coverage_build(located.clone(), options, corpus, interrupt)?;
     let mut store =
         Store::open(output, &corpus.dir, &setup.harness.scratch_dir, &setup.build_id()?).or_exit(Exit::Usage)?;
-    let mut status = Status::new(Display::choose(options.quiet));
+    // An earlier output in the directory: its results are kept as they are (an incremental run).
+    inputs::add_previous(&mut inputs, store.previous());
+    let mut status = Status::new(Display::choose(options.quiet), started);
+    let deadline = Deadline::new(options.max_time, started);
     let reduce = reduce_options(options, interrupt);
-    let work = CorpusWork { setup: &setup, recording: recording.as_ref(), reduce, interrupt };
+    let recording = OnceLock::new();
+    let work = CorpusWork { setup: &setup, recording: &recording, reduce, interrupt };
+    let build_recording = || -> Result<(), Failure> {
+        if options.structure {
+            let _ = recording.set(recording_build(located.clone(), options, corpus, interrupt)?);
+        }
+        Ok(())
+    };
+    let (workers, structure, shard) = (corpus.workers, options.structure, corpus.shard);
+    let setting = Setting { workers, structure, shard, build_recording: &build_recording };
     let (measured, required, rounds) =
         crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
-            let mut phase = Phase { jobs, events, status: &mut status, interrupt };
-            let measured = measure_all(&inputs, &mut phase);
-            instrumented(&measured)?;
-            let required = union(measured.iter().filter_map(|m| match m {
-                Measured::Covered(features) => Some(features.as_slice()),
-                _ => None,
-            }));
-            phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), corpus.workers));
-            let items = normal_items(&inputs, &measured);
-            let mut rounds = shrink_rounds(items, &required, inputs.len(), &mut store, &mut phase)?;
-            if !interrupt.is_raised() {
-                let mut entries = join::entries(&rounds, &required);
-                if work.reduce.structure {
-                    join::join_results(&mut rounds, &mut entries, &required, &mut store, &mut phase)?;
-                }
-                alone::shrink_alone(&mut rounds, &mut entries, &required, corpus.workers, &mut store, &mut phase)?;
-                rounds.results = entries.into_iter().map(|e| e.item).collect();
-            }
-            Ok::<_, Failure>((measured, required, rounds))
+            let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
+            phases(&inputs, &setting, &mut store, &mut phase)
         })?;
     status.clear();
-    let interrupted = interrupt.is_raised();
-    let final_files = if interrupted { None } else { Some(final_cover(&rounds.results, &required, &store)?) };
-    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, final_files };
-    let report = build_report(target, corpus, &store, &parts, started, interrupted);
+    let interrupted = interrupt.is_raised() && !deadline.reached();
+    let kept = if interrupt.is_raised() { store.held() } else { final_cover(&rounds.results, &required, &store)? };
+    store.prune(&kept)?;
+    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, kept };
+    let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached() };
+    let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
     if options.json {
         println!("{}", serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?);
     }
@@ -104,23 +110,97 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     })
 }
 
-/// The coverage build (which only counts) and, with structure on, the
-/// crash build (which records examples for the reducer).
-fn builds(
+/// What the phases need of the run's options.
+struct Setting<'a> {
+    workers: usize,
+    structure: bool,
+    shard: Option<Shard>,
+    /// Builds the crash build (with structure), which the shrinks need.
+    build_recording: &'a dyn Fn() -> Result<(), Failure>,
+}
+
+/// Measures every input, writes the first complete corpus, then the
+/// rounds, the joins and the last shrinks (these two skipped when stopped);
+/// what the report is made of.
+fn phases(
+    inputs: &[CorpusInput],
+    setting: &Setting,
+    store: &mut Store,
+    phase: &mut Phase,
+) -> Result<(Vec<Measured>, Vec<u32>, Rounds), Failure> {
+    let measured = measure_all(inputs, phase);
+    instrumented(&measured)?;
+    let required = union(measured.iter().filter_map(|m| match m {
+        Measured::Covered(features) => Some(features.as_slice()),
+        _ => None,
+    }));
+    phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), setting.workers));
+    let (files, bytes) = old_size(inputs);
+    phase.status.old_corpus(Size { files, bytes, features: required.len() });
+    let items = normal_items(inputs, &measured);
+    let (items, required) = match setting.shard {
+        Some(shard) => share(inputs, items, &required, shard),
+        None => (items, required),
+    };
+    if rounds::first_corpus(&items, &required, store, phase)? {
+        phase.status.clear();
+        (setting.build_recording)()?;
+    }
+    let mut rounds = shrink_rounds(items, &required, inputs.len(), store, phase)?;
+    if !phase.interrupt.is_raised() {
+        let mut entries = join::entries(&rounds, &required, store)?;
+        if setting.structure {
+            join::join_results(&mut rounds, &mut entries, &required, store, phase)?;
+        }
+        alone::shrink_alone(&mut rounds, &mut entries, &required, setting.workers, store, phase)?;
+        rounds.results = entries.into_iter().map(|e| e.item).collect();
+    }
+    Ok((measured, required, rounds))
+}
+
+/// `--shard`: the kept inputs of this shard (by content hash) and the
+/// features assigned to them. The shards' shares cover every feature; a
+/// feature that a shard's measure saw and another's did not (coverage that
+/// varies) is found again by the run that joins them.
+fn share(inputs: &[CorpusInput], items: Vec<Item>, required: &[u32], shard: Shard) -> (Vec<Item>, Vec<u32>) {
+    let picks = rounds::cover(&items, required);
+    let mine: Vec<&Pick> = picks.iter().filter(|p| inputs[items[p.index].origin].input.in_shard(Some(shard))).collect();
+    let required = union(mine.iter().map(|p| p.assigned.as_slice()));
+    let items = mine.iter().map(|p| items[p.index].clone()).collect();
+    (items, required)
+}
+
+/// The old corpus's files (duplicates too) and bytes.
+fn old_size(inputs: &[CorpusInput]) -> (usize, u64) {
+    let file_count = |input: &CorpusInput| 1 + input.duplicates.len();
+    let files = inputs.iter().map(file_count).sum();
+    (files, inputs.iter().map(|i| (i.bytes().len() * file_count(i)) as u64).sum())
+}
+
+/// The coverage build, which only counts.
+fn coverage_build(
+    located: (FuzzProject, PathBuf),
     options: &Options,
     corpus: &CorpusOptions,
     interrupt: &Interrupt,
-) -> Result<(HarnessSetup, Option<HarnessSetup>), Failure> {
-    let (target, project) = (&corpus.target, &corpus.project);
-    let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
-    let located = HarnessSetup::locate(project)?;
-    let recording = options
-        .structure
-        .then(|| HarnessSetup::build(located.clone(), target, project, limits, options.quiet, interrupt))
-        .transpose()?;
-    let project = crate::options::ProjectOptions { coverage: true, ..project.clone() };
-    let setup = HarnessSetup::build(located, target, &project, limits, options.quiet, interrupt)?;
-    Ok((setup, recording))
+) -> Result<HarnessSetup, Failure> {
+    let project = crate::options::ProjectOptions { coverage: true, ..corpus.project.clone() };
+    HarnessSetup::build(located, &corpus.target, &project, limits(options), options.quiet, interrupt)
+}
+
+/// The crash build, which records examples for the reducer: built once
+/// the first complete corpus is written, since measuring does not need it.
+fn recording_build(
+    located: (FuzzProject, PathBuf),
+    options: &Options,
+    corpus: &CorpusOptions,
+    interrupt: &Interrupt,
+) -> Result<HarnessSetup, Failure> {
+    HarnessSetup::build(located, &corpus.target, &corpus.project, limits(options), options.quiet, interrupt)
+}
+
+fn limits(options: &Options) -> Limits {
+    Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb }
 }
 
 /// The reducer's settings for a corpus. Bytes are what a corpus costs:
@@ -135,6 +215,8 @@ fn reduce_options(options: &Options, interrupt: &Interrupt) -> ReduceOptions {
         lowering: false,
         wrapping_counters: true,
         min_failures: u32::MAX,
+        // --max-time bounds the whole run (`deadline`), not each shrink.
+        max_time: None,
         ..crate::session::reduce_options(options, interrupt)
     }
 }
@@ -160,113 +242,21 @@ fn normal_items(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Item> {
                 sha1: input.sha1.clone(),
                 bytes: input.bytes().to_vec(),
                 features: features.clone(),
+                done: input.done,
             }),
             _ => None,
         })
         .collect()
 }
 
-/// Covers `required` once more over the last round's results and removes
-/// the files no longer needed; returns the names kept.
+/// Covers `required` once more over the last round's results; returns the
+/// names kept (the files of the others go).
 fn final_cover(results: &[Item], required: &[u32], store: &Store) -> Result<HashSet<String>, Failure> {
     let features: Vec<Vec<u32>> = results.iter().map(|r| intersect(&r.features, required)).collect();
     let candidates: Vec<Candidate> =
         results.iter().zip(&features).map(|(r, f)| Candidate { size: r.bytes.len(), features: f }).collect();
     let names: HashSet<String> = greedy_cover(&candidates).iter().map(|p| results[p.index].sha1.clone()).collect();
-    store.prune(&names)?;
+    // A result of ours the cover takes is held: nothing it needs went.
+    debug_assert!(names.iter().all(|n| store.held().contains(n)), "the final cover takes held files");
     Ok(names)
-}
-
-/// What the report is made of.
-struct Parts<'a> {
-    inputs: &'a [CorpusInput],
-    measured: &'a [Measured],
-    /// The old corpus's features.
-    required: &'a [u32],
-    rounds: &'a Rounds,
-    final_files: Option<HashSet<String>>,
-}
-
-fn build_report(
-    target: &str,
-    corpus: &CorpusOptions,
-    store: &Store,
-    parts: &Parts,
-    started: Instant,
-    interrupted: bool,
-) -> CorpusReport {
-    let inputs: Vec<InputReport> = (0..parts.inputs.len()).map(|i| input_report(parts, i)).collect();
-    let file_count = |input: &CorpusInput| 1 + input.duplicates.len();
-    let before = Totals {
-        files: parts.inputs.iter().map(file_count).sum(),
-        bytes: parts.inputs.iter().map(|i| (i.bytes().len() * file_count(i)) as u64).sum(),
-        features: parts.required.len(),
-    };
-    let present: Vec<&KeptResult> = parts
-        .rounds
-        .latest
-        .iter()
-        .flatten()
-        .filter(|k| k.file.as_ref().is_some_and(|f| parts.final_files.as_ref().map_or(true, |names| names.contains(f))))
-        .collect();
-    let mut seen = HashSet::new();
-    let distinct: Vec<&&KeptResult> = present.iter().filter(|k| seen.insert(k.file.clone())).collect();
-    let after_features = union(present.iter().map(|k| k.features.as_slice()));
-    let after = Totals {
-        files: distinct.len(),
-        bytes: distinct.iter().map(|k| k.bytes.len() as u64).sum(),
-        features: after_features.len(),
-    };
-    CorpusReport {
-        version: CORPUS_REPORT_VERSION,
-        target: target.to_owned(),
-        corpus: corpus.dir.display().to_string(),
-        output: store.dir().display().to_string(),
-        covers_every_feature: cover::is_subset(parts.required, &after_features),
-        before,
-        after,
-        tests: parts.measured.len() as u64 + parts.rounds.latest.iter().flatten().map(|k| k.tests).sum::<u64>(),
-        rounds: parts.rounds.rounds,
-        seconds: started.elapsed().as_secs_f64(),
-        interrupted,
-        inputs,
-    }
-}
-
-/// One input's line of the report.
-fn input_report(parts: &Parts, index: usize) -> InputReport {
-    let input = &parts.inputs[index];
-    let kept = parts.rounds.latest[index].as_ref();
-    let (status, detail) = match (&parts.measured[index], kept) {
-        (Measured::Crashed(signature), _) => (InputStatus::Crash, Some(signature.clone())),
-        (Measured::TimedOut, _) => (InputStatus::Timeout, Some(String::from("runs past the time limit"))),
-        (Measured::Rejected, _) => (InputStatus::Rejected, None),
-        (Measured::Empty, _) => (InputStatus::Empty, None),
-        (Measured::Failed(why), _) => (InputStatus::Failed, Some(why.clone())),
-        (Measured::Covered(_), None) => (InputStatus::Covered, None),
-        (Measured::Covered(_), Some(k)) => match (&k.file, &parts.final_files) {
-            (None, _) => (InputStatus::Interrupted, None),
-            (Some(file), Some(names)) if !names.contains(file) => {
-                (InputStatus::CoveredAfterShrinking, k.detail.clone())
-            }
-            _ => (InputStatus::Kept, k.detail.clone()),
-        },
-    };
-    let split_off = (parts.inputs.len()..parts.rounds.latest.len())
-        .filter(|&origin| parts.rounds.roots[origin] == index)
-        .filter_map(|origin| parts.rounds.latest[origin].as_ref()?.file.clone())
-        .filter(|file| parts.final_files.as_ref().map_or(true, |names| names.contains(file)))
-        .collect();
-    InputReport {
-        name: input.input.name.clone(),
-        size: input.bytes().len(),
-        sha1: input.sha1.clone(),
-        status,
-        result: kept.and_then(|k| k.file.clone()),
-        result_size: kept.filter(|k| k.file.is_some()).map(|k| k.bytes.len()),
-        tests: kept.map(|k| k.tests),
-        detail,
-        duplicates: input.duplicates.clone(),
-        split_off,
-    }
 }

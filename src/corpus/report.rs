@@ -28,8 +28,13 @@ pub struct CorpusReport {
     pub rounds: usize,
     /// Wall time, harness build included.
     pub seconds: f64,
-    /// Stopped by Ctrl-C before the end (the output holds what was done).
+    /// Seconds from the start (harness builds included) to the first
+    /// complete corpus in the output directory (the inputs the cover keeps, as they are).
+    pub first_complete_seconds: Option<f64>,
+    /// Stopped by Ctrl-C before the end (the output is a complete corpus, shrunk as far as it got).
     pub interrupted: bool,
+    /// Stopped at `--max-time` (the output is a complete corpus, shrunk as far as it got).
+    pub stopped_at_max_time: bool,
     /// Every distinct input, in path order.
     pub inputs: Vec<InputReport>,
 }
@@ -127,7 +132,7 @@ impl CorpusReport {
         );
         let coverage = match (self.covers_every_feature, self.interrupted) {
             (true, _) => "covers every feature of the old one",
-            (false, true) => "is not complete: interrupted before every kept input was done",
+            (false, true) => "does not cover every feature: interrupted before the first complete corpus was written",
             (false, false) => "DOES NOT cover every feature of the old one",
         };
         text += &format!("the new corpus in {} {coverage}\n", self.output);
@@ -143,7 +148,10 @@ impl CorpusReport {
             }
         }
         if self.interrupted {
-            text += "interrupted: run the same command again to go on from here\n";
+            text += "interrupted: run the same command again to go on shrinking from here\n";
+        }
+        if self.stopped_at_max_time {
+            text += "stopped at --max-time: run the same command again to go on shrinking from here\n";
         }
         text
     }
@@ -178,7 +186,9 @@ mod tests {
             tests: 500,
             rounds: 2,
             seconds: 2.0,
+            first_complete_seconds: Some(1.0),
             interrupted: false,
+            stopped_at_max_time: false,
             inputs: vec![input("a", InputStatus::Kept, None), input("b", InputStatus::Crash, Some("panic at x"))],
         };
         let summary = report.summary();

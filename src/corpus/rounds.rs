@@ -12,7 +12,10 @@
 //! part split off becomes an origin of its own, after the corpus inputs,
 //! rooted at the input its result came from (the report lists it there).
 
-use crate::corpus::cover::{assign_to_smallest, greedy_cover, intersect, Candidate, Pick};
+use std::collections::HashSet;
+
+use crate::corpus::cover::{assign_to_smallest, greedy_cover, intersect, union, Candidate, Pick};
+use crate::corpus::display::Size;
 use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
 use crate::corpus::store::Store;
 
@@ -50,7 +53,11 @@ pub fn shrink_rounds(
     while done.rounds < MAX_ROUNDS {
         done.rounds += 1;
         let picks = cover(&items, required);
-        phase.status.line(&announce(done.rounds, picks.len(), items.len()));
+        let earlier = picks.iter().filter(|p| items[p.index].done).count();
+        phase.status.line(&announce(done.rounds, (picks.len(), earlier), items.len()));
+        if done.rounds > 1 {
+            release_dropped(&items, &picks, store, phase)?;
+        }
         let kept = done.adopt_splits(shrink_kept(&items, &picks, store, phase)?);
         record(&mut done.latest, &kept);
         let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
@@ -58,7 +65,7 @@ pub fn shrink_rounds(
             .into_iter()
             .filter_map(|k| {
                 let sha1 = k.file?;
-                Some(Item { origin: k.origin, sha1, bytes: k.bytes, features: k.features })
+                Some(Item { origin: k.origin, sha1, bytes: k.bytes, features: k.features, done: k.done })
             })
             .collect();
         let after: usize = items.iter().map(|i| i.bytes.len()).sum();
@@ -71,12 +78,50 @@ pub fn shrink_rounds(
 }
 
 /// The smallest set of `items` covering `required` (greedy), each feature
-/// assigned to the smallest kept item that has it.
+/// assigned to the smallest kept item that has it. Done items (an earlier
+/// run's results) are covered for first and keep what they have: the others
+/// are kept, and shrunk, only for what no done item has (an incremental run).
 pub fn cover(items: &[Item], required: &[u32]) -> Vec<Pick> {
-    let features: Vec<Vec<u32>> = items.iter().map(|i| intersect(&i.features, required)).collect();
+    let (done, fresh): (Vec<usize>, Vec<usize>) = (0..items.len()).partition(|&i| items[i].done);
+    let mut picks = cover_of(items, &done, required);
+    let held = union(picks.iter().map(|p| p.assigned.as_slice()));
+    let left: Vec<u32> = required.iter().copied().filter(|f| held.binary_search(f).is_err()).collect();
+    picks.extend(cover_of(items, &fresh, &left));
+    picks
+}
+
+/// The greedy cover of `required` by the items at `indices`, assigned to the smallest.
+fn cover_of(items: &[Item], indices: &[usize], required: &[u32]) -> Vec<Pick> {
+    let features: Vec<Vec<u32>> = indices.iter().map(|&i| intersect(&items[i].features, required)).collect();
     let candidates: Vec<Candidate> =
-        items.iter().zip(&features).map(|(i, f)| Candidate { size: i.bytes.len(), features: f }).collect();
-    assign_to_smallest(greedy_cover(&candidates), &candidates)
+        indices.iter().zip(&features).map(|(&i, f)| Candidate { size: items[i].bytes.len(), features: f }).collect();
+    let picks = assign_to_smallest(greedy_cover(&candidates), &candidates);
+    picks.into_iter().map(|p| Pick { index: indices[p.index], assigned: p.assigned }).collect()
+}
+
+/// Writes the first complete corpus: the inputs the first round's cover
+/// keeps, as they are. From then on `--max-time` may stop the run. Whether
+/// any of them is to be shrunk (not all an earlier run's results).
+pub fn first_corpus(items: &[Item], required: &[u32], store: &mut Store, phase: &mut Phase) -> anyhow::Result<bool> {
+    let picks = cover(items, required);
+    store.seed(picks.iter().map(|p| items[p.index].bytes.as_slice()))?;
+    let (files, bytes) = store.size();
+    phase.status.first_corpus(Size { files, bytes, features: required.len() });
+    phase.deadline.arm(phase.interrupt);
+    Ok(picks.iter().any(|p| !items[p.index].done))
+}
+
+/// The files of the items a round's cover does not keep go (in the first
+/// round none was written).
+fn release_dropped(items: &[Item], picks: &[Pick], store: &mut Store, phase: &mut Phase) -> anyhow::Result<()> {
+    let picked: HashSet<usize> = picks.iter().map(|p| p.index).collect();
+    for (index, item) in items.iter().enumerate() {
+        if !picked.contains(&index) {
+            store.release(&item.sha1)?;
+        }
+    }
+    phase.status.corpus(store.size());
+    Ok(())
 }
 
 impl Rounds {
@@ -97,10 +142,17 @@ impl Rounds {
     }
 }
 
-fn announce(round: usize, kept: usize, items: usize) -> String {
+/// A round's first line: `kept` inputs keep every feature, `earlier` of them an earlier run's results.
+fn announce(round: usize, (kept, earlier): (usize, usize), items: usize) -> String {
+    let shrinking = match earlier {
+        0 => String::from("shrinking them"),
+        _ => {
+            format!("{earlier} are an earlier run's results, kept as they are; shrinking the other {}", kept - earlier)
+        }
+    };
     match round {
-        1 => format!("{kept} of the {items} inputs that run normally keep every feature; shrinking them"),
-        _ => format!("round {round}: {kept} of the {items} results keep every feature; shrinking them again"),
+        1 => format!("{kept} of the {items} inputs that run normally keep every feature; {shrinking}"),
+        _ => format!("round {round}: {kept} of the {items} results keep every feature; {shrinking} again"),
     }
 }
 

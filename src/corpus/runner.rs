@@ -8,9 +8,10 @@
 //! once more, on the recording harness, for the examples the reducer cuts
 //! along: one run more per success.
 
-use crate::exec::{Coverage, Executor, ForkServerExecutor};
+use crate::exec::{Coverage, Executor, ForkServerExecutor, RunningGroup};
 use crate::protocol::ResultKind;
 use crate::reduce::Example;
+use crate::session::setup::HarnessSetup;
 use crate::signature::{Kind, Signature};
 
 /// Why a run of a harness built without coverage cannot be measured.
@@ -37,16 +38,28 @@ pub enum Measured {
 #[derive(Debug)]
 pub struct Runner {
     coverage: ForkServerExecutor,
-    /// The crash build, for examples; `None` without structure (`--no-structure`).
+    /// The crash build, for examples; `None` without structure
+    /// (`--no-structure`) and until the first shrink: it is built after the
+    /// first complete corpus is written.
     recording: Option<ForkServerExecutor>,
+    /// Where the worker publishes its running test (for the recording harness, when started).
+    running: RunningGroup,
     /// Runs on the recording harness so far.
     recorded: u64,
 }
 
 impl Runner {
-    /// A worker's runner over its started fork servers.
-    pub fn new(coverage: ForkServerExecutor, recording: Option<ForkServerExecutor>) -> Runner {
-        Runner { coverage, recording, recorded: 0 }
+    /// A worker's runner over its started coverage fork server.
+    pub fn new(coverage: ForkServerExecutor, running: RunningGroup) -> Runner {
+        Runner { coverage, recording: None, running, recorded: 0 }
+    }
+
+    /// Starts the recording harness's fork server, once it is built (`None`: not built).
+    pub fn start_recording(&mut self, setup: Option<&HarnessSetup>) -> Result<(), String> {
+        if let (None, Some(setup)) = (&self.recording, setup) {
+            self.recording = Some(setup.start(self.running.clone()).map_err(|error| format!("{error:#}"))?);
+        }
+        Ok(())
     }
 
     /// Runs `bytes` on the coverage harness: what the run showed.

@@ -1,4 +1,10 @@
-//! The new corpus directory: each finished input written at once under its SHA-1 (libFuzzer's naming), a journal of what is done so a rerun resumes, never a file we did not write touched.
+//! The new corpus directory, a complete corpus at every moment: first the inputs the cover keeps, as they are (staged, then moved in at once); then each one replaced by its result as it finishes (the result written before what it replaces goes), every file under its SHA-1 (libFuzzer's naming); a journal of what is done so a rerun resumes; never a file we did not write touched.
+//!
+//! The files the corpus needs now are *held*, counted by name: the first
+//! cover's inputs, then each result saved; a file goes when nothing holds it
+//! any longer ([`Store::release`]). Every feature is held by one kept input at
+//! a time, so the held files cover every feature whenever a kill comes
+//! (decision 0086).
 //!
 //! The journal lives in the harness's scratch directory (not in the corpus
 //! directory, which libFuzzer reads recursively): one JSON line per saved
@@ -26,6 +32,10 @@ struct Entry {
     /// The shrink ran to its end (not cut short by Ctrl-C).
     #[serde(default = "complete_by_default")]
     complete: bool,
+    /// An input of the first cover written as it is: the file is ours, but
+    /// no result of `original`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    seed: bool,
 }
 
 fn complete_by_default() -> bool {
@@ -50,6 +60,11 @@ pub struct Store {
     build: String,
     done: HashMap<String, (String, bool)>,
     ours: HashSet<String>,
+    /// The files the corpus needs now: how many kept inputs hold each, and its size.
+    held: HashMap<String, (usize, u64)>,
+    /// The files the directory held when opened: an earlier output, and
+    /// whether each is done (a result, not an input written as it was).
+    previous: Vec<(PathBuf, bool)>,
 }
 
 impl Store {
@@ -73,11 +88,82 @@ impl Store {
         let (journal, copies) = (state.join("journal"), state.join("results"));
         let entries = read_journal(&journal)?;
         let ours: HashSet<String> = entries.iter().map(|e| e.result.clone()).collect();
-        let done =
-            entries.into_iter().filter(|e| e.build == build).map(|e| (e.original, (e.result, e.complete))).collect();
-        let store = Store { dir, journal, copies, build: build.to_owned(), done, ours };
-        store.check_only_ours()?;
+        let results: HashSet<String> = entries.iter().filter(|e| !e.seed).map(|e| e.result.clone()).collect();
+        let done = entries
+            .into_iter()
+            .filter(|e| e.build == build && !e.seed)
+            .map(|e| (e.original, (e.result, e.complete)))
+            .collect();
+        let build = build.to_owned();
+        let (held, previous) = (HashMap::new(), Vec::new());
+        let mut store = Store { dir, journal, copies, build, done, ours, held, previous };
+        store.adopt_previous(&results)?;
+        let _ = fs::remove_dir_all(store.staging());
         Ok(store)
+    }
+
+    /// Writes the first cover: each input as it is, held. Into an empty
+    /// directory they go at once (written to a staging directory beside it,
+    /// which is then renamed onto it), so the directory is empty or complete;
+    /// into an earlier run's directory one by one (it is complete already).
+    pub fn seed<'a>(&mut self, inputs: impl IntoIterator<Item = &'a [u8]>) -> anyhow::Result<()> {
+        let inputs: Vec<&[u8]> = inputs.into_iter().collect();
+        for bytes in &inputs {
+            let name = sha1_hex(bytes);
+            if !self.ours.contains(&name) {
+                self.journal_line(Entry { original: name.clone(), result: name.clone(), seed: true, ..self.entry() })?;
+                self.ours.insert(name);
+            }
+        }
+        let staged = self.names()?.is_empty();
+        let target = if staged { self.staging() } else { self.dir.clone() };
+        fs::create_dir_all(&target).with_context(|| format!("cannot create {}", target.display()))?;
+        for bytes in &inputs {
+            let name = sha1_hex(bytes);
+            if !target.join(&name).exists() {
+                write_atomically(&target.join(&name), bytes)?;
+            }
+            self.hold(&name, bytes.len());
+        }
+        if staged {
+            fs::rename(&target, &self.dir)
+                .with_context(|| format!("cannot move {} onto {}", target.display(), self.dir.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Where the first cover is written before it is moved in.
+    fn staging(&self) -> PathBuf {
+        let name = self.dir.file_name().unwrap_or_default().to_string_lossy();
+        self.dir.with_file_name(format!(".{name}.minimize-crash-staging"))
+    }
+
+    /// One more kept input holds the file `name` (of `size` bytes).
+    fn hold(&mut self, name: &str, size: usize) {
+        self.held.entry(name.to_owned()).or_insert((0, size as u64)).0 += 1;
+    }
+
+    /// A kept input no longer holds the file `name` (its result is in place,
+    /// or the cover dropped it): the file goes when nothing holds it.
+    pub fn release(&mut self, name: &str) -> anyhow::Result<()> {
+        let Some((count, _)) = self.held.get_mut(name) else { return Ok(()) };
+        *count -= 1;
+        if *count == 0 {
+            self.held.remove(name);
+            let path = self.dir.join(name);
+            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// The files held now and their bytes.
+    pub fn size(&self) -> (usize, u64) {
+        (self.held.len(), self.held.values().map(|(_, size)| size).sum())
+    }
+
+    /// The names of the files held now.
+    pub fn held(&self) -> HashSet<String> {
+        self.held.keys().cloned().collect()
     }
 
     /// The directory.
@@ -96,12 +182,13 @@ impl Store {
 
     /// Puts an earlier run's result back in the output directory when it is
     /// not there (a later round or the final cover had removed it); returns its name.
-    pub fn restore(&self, bytes: &[u8]) -> anyhow::Result<String> {
+    pub fn restore(&mut self, bytes: &[u8]) -> anyhow::Result<String> {
         let name = sha1_hex(bytes);
         let path = self.dir.join(&name);
         if !path.exists() {
             write_atomically(&path, bytes)?;
         }
+        self.hold(&name, bytes.len());
         Ok(name)
     }
 
@@ -109,10 +196,11 @@ impl Store {
     /// ran to the end); returns its file name. The copy first, then the
     /// journal line, then the file in the output directory: a kill at any
     /// point leaves no file there that the journal does not name, and a
-    /// journal line whose file is missing is read from the copy.
+    /// journal line whose file is missing is read from the copy. The file is held.
     pub fn save(&mut self, original: &str, bytes: &[u8], complete: bool) -> anyhow::Result<String> {
         let name = self.save_aside(original, bytes, complete)?;
         write_atomically(&self.dir.join(&name), bytes)?;
+        self.hold(&name, bytes.len());
         Ok(name)
     }
 
@@ -122,16 +210,24 @@ impl Store {
         let name = sha1_hex(bytes);
         fs::create_dir_all(&self.copies).with_context(|| format!("cannot create {}", self.copies.display()))?;
         write_atomically(&self.copies.join(&name), bytes)?;
-        let (build, original_name, result) = (self.build.clone(), original.to_owned(), name.clone());
-        let entry = Entry { build, original: original_name, result, complete };
+        self.journal_line(Entry { original: original.to_owned(), result: name.clone(), complete, ..self.entry() })?;
+        self.done.insert(original.to_owned(), (name.clone(), complete));
+        self.ours.insert(name.clone());
+        Ok(name)
+    }
+
+    /// A journal line of this build (fields to fill in).
+    fn entry(&self) -> Entry {
+        Entry { build: self.build.clone(), original: String::new(), result: String::new(), complete: true, seed: false }
+    }
+
+    /// Appends `entry` to the journal.
+    fn journal_line(&self, entry: Entry) -> anyhow::Result<()> {
         let line = serde_json::to_string(&entry)? + "\n";
         let parent = self.journal.parent().expect("the journal is in a directory");
         fs::create_dir_all(parent).with_context(|| format!("cannot create {}", parent.display()))?;
         let mut journal = fs::OpenOptions::new().create(true).append(true).open(&self.journal)?;
-        journal.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.journal.display()))?;
-        self.done.insert(original.to_owned(), (name.clone(), complete));
-        self.ours.insert(name.clone());
-        Ok(name)
+        journal.write_all(line.as_bytes()).with_context(|| format!("cannot write {}", self.journal.display()))
     }
 
     /// Removes the files this tool wrote that are not in `keep`; returns how many went.
@@ -147,20 +243,42 @@ impl Store {
         Ok(removed)
     }
 
-    /// Fails on a file this tool did not write (a temporary file of ours left by a kill is removed).
-    fn check_only_ours(&self) -> anyhow::Result<()> {
+    /// Takes the directory's files as an earlier output: ours (the journal
+    /// names them), or named by the SHA-1 of their contents as libFuzzer and
+    /// this tool name them (a minimized corpus from another machine: taken
+    /// as done, and journaled as ours). Fails on any other file, before
+    /// anything is written; a temporary file of ours left by a kill is removed.
+    fn adopt_previous(&mut self, results: &HashSet<String>) -> anyhow::Result<()> {
+        let mut adopted = Vec::new();
         for name in self.names()? {
+            let path = self.dir.join(&name);
             if name.starts_with(".minimize-crash-") {
-                let _ = fs::remove_file(self.dir.join(&name));
-            } else if !self.ours.contains(&name) {
+                let _ = fs::remove_file(&path);
+            } else if self.ours.contains(&name) {
+                self.previous.push((path, results.contains(&name)));
+            } else if fs::read(&path).is_ok_and(|bytes| sha1_hex(&bytes) == name) {
+                adopted.push(name);
+            } else {
                 return Err(anyhow!(
-                    "the output directory {} holds {name}, which this tool did not write; give a new or empty \
-                     directory (or the output of an earlier corpus run of this tool)",
+                    "the output directory {} holds {name}, which this tool did not write and is not named by the \
+                     SHA-1 of its contents; give a new or empty directory, an earlier output of this tool, or a \
+                     corpus whose files libFuzzer named",
                     self.dir.display()
                 ));
             }
         }
+        for name in adopted {
+            self.journal_line(Entry { original: name.clone(), result: name.clone(), ..self.entry() })?;
+            self.ours.insert(name.clone());
+            self.previous.push((self.dir.join(name), true));
+        }
         Ok(())
+    }
+
+    /// The files the directory held when opened (an earlier output), each
+    /// with whether it is done: a result, not an input written as it was.
+    pub fn previous(&self) -> &[(PathBuf, bool)] {
+        &self.previous
     }
 
     fn names(&self) -> anyhow::Result<Vec<String>> {
@@ -211,7 +329,7 @@ mod tests {
         let name = store.save("orig-a", b"small", true).unwrap();
         assert_eq!(name, sha1_hex(b"small"));
         store.save("orig-b", b"other", false).unwrap();
-        let again = Store::open(&out, &source, &scratch, "build-1").unwrap();
+        let mut again = Store::open(&out, &source, &scratch, "build-1").unwrap();
         assert_eq!(again.finished("orig-a"), Some(Saved { bytes: b"small".to_vec(), complete: true }));
         assert_eq!(again.finished("orig-b").map(|s| s.complete), Some(false), "cut short: shrunk on");
         assert_eq!(Store::open(&out, &source, &scratch, "build-2").unwrap().finished("orig-a"), None);
@@ -225,8 +343,44 @@ mod tests {
         fs::write(out.join("theirs"), "x").unwrap();
         let error = Store::open(&out, &source, &scratch, "build-1").unwrap_err().to_string();
         assert!(error.contains("did not write"), "{error}");
+        fs::remove_file(out.join("theirs")).unwrap();
+        fs::write(out.join(sha1_hex(b"found")), "found").unwrap();
+        let adopting = Store::open(&out, &source, &scratch, "build-1").unwrap();
+        let mut previous: Vec<(String, bool)> = adopting
+            .previous()
+            .iter()
+            .map(|(path, done)| (path.file_name().unwrap().to_string_lossy().into_owned(), *done))
+            .collect();
+        previous.sort();
+        let mut expected = [(sha1_hex(b"found"), true), (name.clone(), true)];
+        expected.sort();
+        assert_eq!(previous, expected, "a file libFuzzer named is taken");
         let inside = Store::open(&source.join("new"), &source, &scratch, "b").unwrap_err().to_string();
         assert!(inside.contains("apart from the corpus"), "{inside}");
         assert!(!source.join("new").exists(), "nothing is created in the corpus");
+    }
+
+    #[test]
+    fn the_first_cover_moves_in_at_once_and_a_file_goes_when_nothing_holds_it() {
+        let root = tempfile::tempdir().unwrap();
+        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
+        fs::create_dir(&source).unwrap();
+        let mut store = Store::open(&out, &source, &scratch, "b").unwrap();
+        store.seed([&b"one"[..], b"two"]).unwrap();
+        assert_eq!(store.size(), (2, 6));
+        assert!(!root.path().join(".new.minimize-crash-staging").exists(), "the staging directory was moved in");
+        let result = store.save(&sha1_hex(b"one"), b"1", true).unwrap();
+        store.save(&sha1_hex(b"two"), b"1", true).unwrap();
+        store.release(&sha1_hex(b"one")).unwrap();
+        assert!(!out.join(sha1_hex(b"one")).exists(), "replaced by its result");
+        store.release(&result).unwrap();
+        assert!(out.join(&result).exists(), "still held by the other input's result");
+        assert_eq!(store.held(), HashSet::from([result.clone(), sha1_hex(b"two")]));
+        let mut again = Store::open(&out, &source, &scratch, "b").unwrap();
+        let done: Vec<bool> = again.previous().iter().map(|(_, done)| *done).collect();
+        assert_eq!(done.len(), 2);
+        assert_eq!(done.iter().filter(|d| **d).count(), 1, "the result is done, the input written as it was is not");
+        again.seed([&b"three"[..]]).unwrap();
+        assert!(out.join(sha1_hex(b"three")).exists(), "into an earlier output, one by one");
     }
 }

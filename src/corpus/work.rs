@@ -1,5 +1,7 @@
 //! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one, join two results) and events, on the shared worker threads, each worker with its own fork servers (`runner`).
 
+use std::sync::OnceLock;
+
 use crossbeam_channel::Sender;
 
 use crate::corpus::joined::{join_and_shrink, Joined};
@@ -103,7 +105,7 @@ pub struct CorpusWork<'a> {
     /// The coverage harness.
     pub setup: &'a HarnessSetup,
     /// The crash build, which records examples (`None` without structure).
-    pub recording: Option<&'a HarnessSetup>,
+    pub recording: &'a OnceLock<HarnessSetup>,
     /// Each shrink's reduction options (budgets apply per input).
     pub reduce: ReduceOptions,
     /// Ctrl-C: shrinks not started yet are skipped.
@@ -114,9 +116,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
     type Executor = Runner;
 
     fn start(&self, running: RunningGroup) -> anyhow::Result<Runner> {
-        let coverage = self.setup.start(running.clone())?;
-        let recording = self.recording.map(|setup| setup.start(running)).transpose()?;
-        Ok(Runner::new(coverage, recording))
+        Ok(Runner::new(self.setup.start(running.clone())?, running))
     }
 
     fn handle(&self, slot: &Slot, runner: &mut Runner, job: &Job, events: &Sender<Event>) -> Event {
@@ -130,6 +130,9 @@ impl Work<Job, Event> for CorpusWork<'_> {
             }
             Job::Shrink { index, bytes, required } => {
                 let (worker, index) = (slot.index, *index);
+                if let Err(error) = runner.start_recording(self.recording.get()) {
+                    return Event::Shrunk { index, result: Err(error) };
+                }
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
@@ -141,6 +144,9 @@ impl Work<Job, Event> for CorpusWork<'_> {
             }
             Job::Join { index, a, b, required, saved } => {
                 let (worker, index) = (slot.index, *index);
+                if let Err(error) = runner.start_recording(self.recording.get()) {
+                    return Event::Joined { index, result: Err(error) };
+                }
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };

@@ -185,6 +185,16 @@ impl Observer for Watcher<'_> {
     }
 }
 
+/// `1 B`, `2.1 KiB`, `1.4 MiB`.
+pub fn byte_size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    match bytes {
+        0..1024 => format!("{bytes} B"),
+        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / KIB),
+        _ => format!("{:.1} MiB", bytes as f64 / (KIB * KIB)),
+    }
+}
+
 /// `1 bug`, `2 bugs`.
 pub fn counted(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", if n == 1 { "" } else { "s" })

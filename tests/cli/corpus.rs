@@ -310,3 +310,128 @@ fn corpus_mode_usage_errors_exit_2_and_an_unknown_target_exits_4() {
     let unknown = run_corpus("no_such_target", &corpus, &dir.path().join("out2"), &[]);
     assert_eq!(unknown.code, Some(4), "{}", unknown.stderr);
 }
+
+/// Whether `dir` covers every feature of `corpus` by libFuzzer's own count:
+/// libFuzzer finds nothing in the corpus that `dir` lacks (skipped without cargo-fuzz).
+fn covers_by_libfuzzer(dir: &Path, corpus: &Path) -> bool {
+    if !cargo_fuzz_installed() {
+        eprintln!("the libFuzzer cross-check was skipped: cargo-fuzz is not installed (`cargo install cargo-fuzz`)");
+        return true;
+    }
+    let (alone, both) = (libfuzzer_counts(TYPED, &[dir]), libfuzzer_counts(TYPED, &[dir, corpus]));
+    eprintln!("libFuzzer's cov/ft of {}: {alone:?}, with the corpus {both:?}", dir.display());
+    alone == both
+}
+
+#[test]
+fn a_run_killed_at_random_moments_always_leaves_an_empty_or_complete_corpus() {
+    let dir = generate(TYPED, 150, 21);
+    let corpus = dir.path().join("corpus");
+    let output = dir.path().join("new");
+    // Moments from the clock, printed: a failure names the one that broke it.
+    let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    for kill in 0..4 {
+        seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let after = Duration::from_millis(300 + (seed >> 33) % 6000);
+        let _lock = harness_lock();
+        let mut child = Command::new(BIN)
+            .current_dir(root())
+            .args(["-q", "--timeout", "1s", TYPED, "--corpus"])
+            .arg(&corpus)
+            .arg("-o")
+            .arg(&output)
+            .spawn()
+            .unwrap();
+        std::thread::sleep(after);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        drop(_lock);
+        let written = std::fs::read_dir(&output).map_or(0, |d| d.count());
+        eprintln!("kill {kill} after {after:?}: {written} files");
+        assert!(written == 0 || covers_by_libfuzzer(&output, &corpus), "killed after {after:?}: not complete");
+    }
+    let finished = run_corpus(TYPED, &corpus, &output, &[]);
+    assert_eq!(finished.code, Some(0), "{}", finished.stderr);
+    assert_eq!(files(&output).len() as u64, finished.report["after"]["files"].as_u64().unwrap());
+    assert!(covers_by_libfuzzer(&output, &corpus));
+}
+
+#[test]
+fn max_time_bounds_the_whole_run_which_ends_with_a_complete_corpus() {
+    let dir = generate(TYPED, 150, 22);
+    let corpus = dir.path().join("corpus");
+    let output = dir.path().join("new");
+    // Past already when the first corpus is written: the run stops right there.
+    let run = run_corpus(TYPED, &corpus, &output, &["--max-time", "1ms"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = &run.report;
+    assert_eq!((report["stopped_at_max_time"].as_bool(), report["interrupted"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(report["covers_every_feature"], true, "{report:#}");
+    assert!(report["first_complete_seconds"].as_f64().unwrap() <= report["seconds"].as_f64().unwrap());
+    assert!(run.stderr.contains("stopped at --max-time"), "{}", run.stderr);
+    let kept = report["inputs"].as_array().unwrap().iter().filter(|i| i["status"] == "kept").count();
+    assert_eq!(files(&output).len(), kept, "the inputs the cover keeps, as they are");
+    assert_eq!(report["after"]["files"].as_u64().unwrap() as usize, kept);
+    assert!(covers_by_libfuzzer(&output, &corpus));
+}
+
+/// Copies every file of `from` into `to` (created).
+fn copy_files(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for (name, _) in files(from) {
+        std::fs::copy(from.join(&name), to.join(&name)).unwrap();
+    }
+}
+
+#[test]
+fn an_earlier_output_is_kept_and_only_what_it_lacks_is_shrunk() {
+    let dir = generate(TYPED, 200, 23);
+    let (corpus, first) = (dir.path().join("corpus"), dir.path().join("first"));
+    let grown = dir.path().join("grown");
+    std::fs::create_dir(&grown).unwrap();
+    let names = files(&corpus);
+    for (name, _) in &names[..180] {
+        std::fs::copy(corpus.join(name), grown.join(name)).unwrap();
+    }
+    let full = run_corpus(TYPED, &grown, &first, &[]);
+    assert_eq!(full.code, Some(0), "{}", full.stderr);
+    // The nightly job: the earlier output from another machine (no journal), a tenth more inputs.
+    let again = dir.path().join("again");
+    copy_files(&first, &again);
+    copy_files(&corpus, &grown);
+    let rerun = run_corpus(TYPED, &grown, &again, &[]);
+    assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
+    assert_eq!(rerun.report["covers_every_feature"], true, "{:#}", rerun.report);
+    let (full_tests, rerun_tests) = (full.report["tests"].as_u64().unwrap(), rerun.report["tests"].as_u64().unwrap());
+    eprintln!("full run {full_tests} tests, incremental {rerun_tests}");
+    assert!(rerun_tests * 5 <= full_tests, "{full_tests} then {rerun_tests} tests");
+    let earlier = rerun.report["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["detail"].as_str().is_some_and(|d| d.contains("earlier run's result")));
+    assert!(earlier.count() > 0, "the earlier output's files are kept as they are: {:#}", rerun.report);
+    assert!(covers_by_libfuzzer(&again, &grown));
+}
+
+#[test]
+fn two_shards_joined_cover_every_feature_as_one_run_does() {
+    let dir = generate(TYPED, 150, 24);
+    let corpus = dir.path().join("corpus");
+    let joined = dir.path().join("joined");
+    let mut shard_files = 0;
+    for shard in ["1/2", "2/2"] {
+        let output = dir.path().join(format!("shard-{}", &shard[..1]));
+        let run = run_corpus(TYPED, &corpus, &output, &["--shard", shard]);
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        shard_files += files(&output).len();
+        copy_files(&output, &joined);
+    }
+    let join = run_corpus(TYPED, &corpus, &joined, &[]);
+    assert_eq!(join.code, Some(0), "{}", join.stderr);
+    assert_eq!(join.report["covers_every_feature"], true, "{:#}", join.report);
+    let kept = join.report["after"]["files"].as_u64().unwrap() as usize;
+    assert!(kept <= shard_files, "{kept} files of the shards' {shard_files}");
+    assert_eq!(files(&joined).len(), kept);
+    assert!(covers_by_libfuzzer(&joined, &corpus));
+}

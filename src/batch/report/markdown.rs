@@ -7,6 +7,7 @@
 use crate::batch::model::{BatchReport, Bug, BugStatus, FoundBy, SkipReason, SkippedInput};
 
 use super::{count, status_text};
+use crate::session::progress::byte_size;
 
 /// GitHub's limit on one step's summary; a larger one is not shown at all.
 const SUMMARY_LIMIT: usize = 1024 * 1024;
@@ -216,12 +217,7 @@ fn position(path: &str, line: u32, column: Option<u32>) -> String {
 
 /// `1 B`, `2.1 KiB`, `1.4 MiB`.
 fn size(bytes: usize) -> String {
-    const KIB: f64 = 1024.0;
-    match bytes {
-        0..1024 => format!("{bytes} B"),
-        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / KIB),
-        _ => format!("{:.1} MiB", bytes as f64 / (KIB * KIB)),
-    }
+    byte_size(bytes as u64)
 }
 
 /// A table cell: `|` escaped (GitHub honours `\|` inside code spans too).

@@ -15,7 +15,7 @@
 //! - `cargo fuzz cmin --sanitizer none TARGET COPY` on a copy of the corpus
 //!   (cargo-fuzz replaces the copy by libFuzzer's `-merge=1` of it; it exits 0
 //!   when the merge fails too, so an empty result counts as a failure);
-//! - `cargo-minimize-crash --json -q TARGET --corpus DIR -o NEW` with its default
+//! - `cargo-minimize-crash --json -q --sanitizer none TARGET --corpus DIR -o NEW` with its default
 //!   workers (the cores), after an untimed run on a one-file corpus has built
 //!   the coverage harness.
 //!
@@ -181,7 +181,7 @@ fn warm_up(bin: &Path, target: &str, corpus: &Path, scratch: &Path) {
     std::fs::copy(&first, one.join(first.file_name().expect("a file name"))).expect("copy a corpus file");
     let out = Command::new(bin)
         .current_dir(root())
-        .args(["-q", target, "--corpus"])
+        .args(["-q", "--sanitizer", "none", target, "--corpus"])
         .arg(&one)
         .arg("-o")
         .arg(scratch.join("warm-up-new"))
@@ -212,7 +212,7 @@ fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<Ours,
     let start = Instant::now();
     let out = Command::new(bin)
         .current_dir(root())
-        .args(["--json", "-q", target, "--corpus"])
+        .args(["--json", "-q", "--sanitizer", "none", target, "--corpus"])
         .arg(corpus)
         .arg("-o")
         .arg(&new)

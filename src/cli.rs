@@ -237,9 +237,11 @@ pub struct Cli {
 
     /// The sanitizer to build with: `none` (panics, aborts, stack overflows and
     /// other signals are caught without one) or `address` (AddressSanitizer:
-    /// `-Zsanitizer=address`, with `RUSTC_BOOTSTRAP=1` on a stable toolchain).
-    #[arg(short, long, value_name = "SANITIZER", default_value = "none", conflicts_with = "exec", help_heading = BUILD)]
-    pub sanitizer: String,
+    /// `-Zsanitizer=address`, with `RUSTC_BOOTSTRAP=1` on a stable toolchain). Corpus mode counts
+    /// coverage on the build users fuzz with, `cargo fuzz build`'s default: `address` unless given
+    /// [default: none; corpus mode: address].
+    #[arg(short, long, value_name = "SANITIZER", conflicts_with = "exec", help_heading = BUILD)]
+    pub sanitizer: Option<String>,
 }
 
 /// The help heading of the batch mode's options.

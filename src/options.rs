@@ -286,7 +286,7 @@ fn runner<T>(
         }
         None => {
             let target = harness_target(target)?;
-            Ok(Runner::Harness { target, project: project_options(cli)? })
+            Ok(Runner::Harness { target, project: project_options(cli, Sanitizer::None)? })
         }
     }
 }
@@ -341,14 +341,15 @@ fn corpus_options(cli: Cli) -> Result<Options, Failure> {
         return Err(Failure::usage(anyhow!("the corpus {} is not a directory", dir.display())));
     }
     let workers = cli.workers.map_or_else(crate::exec::cores, |w| w as usize);
-    let project = project_options(&cli)?;
+    // Coverage is counted on the build `cargo fuzz run` fuzzes with.
+    let project = project_options(&cli, Sanitizer::Address)?;
     let shard = cli.shard.as_deref().map(Shard::parse).transpose().map_err(|e| anyhow!(e)).or_exit(Exit::Usage)?;
     Ok(Options { job: Job::Corpus(CorpusOptions { target, project, dir, output, workers, shard }), ..common(cli)? })
 }
 
 /// The harness mode's project and build settings.
-fn project_options(cli: &Cli) -> Result<ProjectOptions, Failure> {
-    let sanitizer = match cli.sanitizer.as_str() {
+fn project_options(cli: &Cli, default: Sanitizer) -> Result<ProjectOptions, Failure> {
+    let sanitizer = match cli.sanitizer.as_deref().unwrap_or(default.name()) {
         "none" => Sanitizer::None,
         "address" => Sanitizer::Address,
         other => {
@@ -575,6 +576,14 @@ mod tests {
         assert!(Cli::try_parse_from(args).is_err(), "the command line refuses --exec with --corpus");
         let Job::Corpus(corpus) = options(&["--corpus", d, "-o", "new", "tlv"]).unwrap().job else { panic!() };
         assert_eq!((corpus.target.as_str(), corpus.output.as_path()), ("tlv", std::path::Path::new("new")));
+        assert_eq!(corpus.project.flags.sanitizer, Sanitizer::Address, "counted on the build users fuzz with");
+        assert_eq!(corpus.shard, None);
+        let given = ["-s", "none", "--shard", "2/3", "--corpus", d, "-o", "new", "tlv"];
+        let Job::Corpus(corpus) = options(&given).unwrap().job else { panic!() };
+        assert_eq!(
+            (corpus.project.flags.sanitizer, corpus.shard),
+            (Sanitizer::None, Some(Shard { index: 2, count: 3 }))
+        );
     }
 
     #[test]

@@ -120,28 +120,7 @@ pub fn shrink_kept(
         .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
         .collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
-    // The results earlier runs saved, read once: checked by a run, shrunk on when cut short.
-    let mut saved: Vec<Vec<Vec<u8>>> = vec![Vec::new(); picks.len()];
-    let mut pending = picks.len();
-    for (slot, pick) in picks.iter().enumerate() {
-        if items[pick.index].done {
-            results[slot] = as_it_is(pick.index, &items[pick.index]);
-            pending -= 1;
-            continue;
-        }
-        let sha1 = &items[pick.index].sha1;
-        let job = match store.finished(sha1) {
-            Some(Saved { bytes, complete: true }) => {
-                let split = store.finished(&split_key(sha1)).filter(|s| s.complete).map(|s| s.bytes);
-                saved[slot] = std::iter::once(bytes).chain(split).collect();
-                Job::Check { index: pick.index, parts: saved[slot].clone() }
-            }
-            // Cut short by Ctrl-C: go on from where it got.
-            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
-            None => shrink_job(pick, items[pick.index].bytes.clone()),
-        };
-        phase.jobs.send(job).expect("the workers are running");
-    }
+    let (mut saved, mut pending) = send_kept(items, picks, &mut results, store, phase);
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
         match event {
@@ -176,6 +155,40 @@ pub fn shrink_kept(
         phase.status.shrinking(picks.len() - pending, picks.len());
     }
     Ok(results)
+}
+
+/// Sends a job per picked item that is not done (a done one is its own
+/// result at once): a check of the results an earlier run saved (read
+/// once, returned per pick), or a shrink (on from where a cut-short one
+/// got). Returns them and how many jobs were sent.
+fn send_kept(
+    items: &[Item],
+    picks: &[Pick],
+    results: &mut [KeptResult],
+    store: &Store,
+    phase: &mut Phase,
+) -> (Vec<Vec<Vec<u8>>>, usize) {
+    let mut saved: Vec<Vec<Vec<u8>>> = vec![Vec::new(); picks.len()];
+    let mut sent = 0;
+    for (slot, pick) in picks.iter().enumerate() {
+        if items[pick.index].done {
+            results[slot] = as_it_is(pick.index, &items[pick.index]);
+            continue;
+        }
+        let sha1 = &items[pick.index].sha1;
+        let job = match store.finished(sha1) {
+            Some(Saved { bytes, complete: true }) => {
+                let split = store.finished(&split_key(sha1)).filter(|s| s.complete).map(|s| s.bytes);
+                saved[slot] = std::iter::once(bytes).chain(split).collect();
+                Job::Check { index: pick.index, parts: saved[slot].clone() }
+            }
+            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
+            None => shrink_job(pick, items[pick.index].bytes.clone()),
+        };
+        phase.jobs.send(job).expect("the workers are running");
+        sent += 1;
+    }
+    (saved, sent)
 }
 
 /// A done item (an earlier run's result) as its own result: no test.

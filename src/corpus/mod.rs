@@ -37,7 +37,7 @@ use anyhow::anyhow;
 
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::options::{CorpusOptions, Options, Shard};
-use crate::project::FuzzProject;
+use crate::project::{FuzzProject, Sanitizer};
 use crate::reduce::ReduceOptions;
 use crate::session::backend::Backend;
 use crate::session::interrupt::Interrupt;
@@ -50,6 +50,7 @@ use display::Status;
 use drive::{measure_all, Item, Phase};
 use inputs::CorpusInput;
 use outcome::{build_report, Ended, Parts};
+use report::PhaseSeconds;
 use rounds::{shrink_rounds, Rounds};
 use runner::Measured;
 use store::Store;
@@ -84,7 +85,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     };
     let (workers, structure, shard) = (corpus.workers, options.structure, corpus.shard);
     let setting = Setting { workers, structure, shard, build_recording: &build_recording };
-    let (measured, required, rounds) =
+    let Phased { measured, required, rounds, seconds } =
         crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
             let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
             phases(&inputs, &setting, &mut store, &mut phase)
@@ -93,8 +94,9 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let interrupted = interrupt.is_raised() && !deadline.reached();
     let kept = if interrupt.is_raised() { store.held() } else { final_cover(&rounds.results, &required, &store)? };
     store.prune(&kept)?;
-    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, kept };
-    let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached() };
+    let sanitizer = corpus.project.flags.sanitizer;
+    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, kept, sanitizer };
+    let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached(), seconds };
     let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
     if options.json {
         println!("{}", serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?);
@@ -122,13 +124,11 @@ struct Setting<'a> {
 /// Measures every input, writes the first complete corpus, then the
 /// rounds, the joins and the last shrinks (these two skipped when stopped);
 /// what the report is made of.
-fn phases(
-    inputs: &[CorpusInput],
-    setting: &Setting,
-    store: &mut Store,
-    phase: &mut Phase,
-) -> Result<(Vec<Measured>, Vec<u32>, Rounds), Failure> {
+fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &mut Phase) -> Result<Phased, Failure> {
+    let mut lap = Lap(Instant::now());
+    let mut seconds = PhaseSeconds::default();
     let measured = measure_all(inputs, phase);
+    seconds.measure = lap.next();
     instrumented(&measured)?;
     let required = union(measured.iter().filter_map(|m| match m {
         Measured::Covered(features) => Some(features.as_slice()),
@@ -142,20 +142,47 @@ fn phases(
         Some(shard) => share(inputs, items, &required, shard),
         None => (items, required),
     };
-    if rounds::first_corpus(&items, &required, store, phase)? {
+    let shrinking = rounds::first_corpus(&items, &required, store, phase)?;
+    seconds.first_corpus = lap.next();
+    if shrinking {
         phase.status.clear();
         (setting.build_recording)()?;
     }
+    seconds.crash_build = lap.next();
     let mut rounds = shrink_rounds(items, &required, inputs.len(), store, phase)?;
+    seconds.rounds = lap.next();
     if !phase.interrupt.is_raised() {
         let mut entries = join::entries(&rounds, &required, store)?;
         if setting.structure {
             join::join_results(&mut rounds, &mut entries, &required, store, phase)?;
         }
+        seconds.joins = lap.next();
         alone::shrink_alone(&mut rounds, &mut entries, &required, setting.workers, store, phase)?;
+        seconds.alone = lap.next();
         rounds.results = entries.into_iter().map(|e| e.item).collect();
     }
-    Ok((measured, required, rounds))
+    Ok(Phased { measured, required, rounds, seconds })
+}
+
+/// What the phases leave for the report.
+struct Phased {
+    measured: Vec<Measured>,
+    /// The old corpus's features (this shard's share of them with `--shard`).
+    required: Vec<u32>,
+    rounds: Rounds,
+    seconds: PhaseSeconds,
+}
+
+/// Seconds since the last lap.
+struct Lap(Instant);
+
+impl Lap {
+    fn next(&mut self) -> f64 {
+        let now = Instant::now();
+        let seconds = now.duration_since(self.0).as_secs_f64();
+        self.0 = now;
+        seconds
+    }
 }
 
 /// `--shard`: the kept inputs of this shard (by content hash) and the
@@ -189,14 +216,18 @@ fn coverage_build(
 }
 
 /// The crash build, which records examples for the reducer: built once
-/// the first complete corpus is written, since measuring does not need it.
+/// the first complete corpus is written, since measuring does not need it;
+/// without a sanitizer (its runs only record, and the one crash mode's
+/// build is shared).
 fn recording_build(
     located: (FuzzProject, PathBuf),
     options: &Options,
     corpus: &CorpusOptions,
     interrupt: &Interrupt,
 ) -> Result<HarnessSetup, Failure> {
-    HarnessSetup::build(located, &corpus.target, &corpus.project, limits(options), options.quiet, interrupt)
+    let mut project = corpus.project.clone();
+    project.flags.sanitizer = Sanitizer::None;
+    HarnessSetup::build(located, &corpus.target, &project, limits(options), options.quiet, interrupt)
 }
 
 fn limits(options: &Options) -> Limits {

@@ -5,10 +5,11 @@ use std::time::Instant;
 
 use crate::corpus::cover::{is_subset, union};
 use crate::corpus::inputs::CorpusInput;
-use crate::corpus::report::{CorpusReport, InputReport, InputStatus, Totals, CORPUS_REPORT_VERSION};
+use crate::corpus::report::{CorpusReport, InputReport, InputStatus, PhaseSeconds, Totals, CORPUS_REPORT_VERSION};
 use crate::corpus::rounds::Rounds;
 use crate::corpus::runner::Measured;
 use crate::options::CorpusOptions;
+use crate::project::Sanitizer;
 
 /// What the report is made of.
 #[derive(Debug)]
@@ -23,6 +24,8 @@ pub struct Parts<'a> {
     pub rounds: &'a Rounds,
     /// The files in the new corpus.
     pub kept: HashSet<String>,
+    /// The sanitizer of the build the features were counted on.
+    pub sanitizer: Sanitizer,
 }
 
 /// How the run ended.
@@ -36,6 +39,8 @@ pub struct Ended {
     pub interrupted: bool,
     /// Stopped at `--max-time`.
     pub deadline: bool,
+    /// Where the time went.
+    pub seconds: PhaseSeconds,
 }
 
 /// The report of a run of `corpus` for `target` that wrote `output`.
@@ -54,11 +59,13 @@ pub fn build_report(target: &str, corpus: &CorpusOptions, output: &str, parts: &
         corpus: corpus.dir.display().to_string(),
         output: output.to_owned(),
         covers_every_feature: is_subset(parts.required, &after_features),
+        coverage_build: parts.sanitizer.name().to_owned(),
         before,
         after,
         tests: parts.measured.len() as u64 + parts.rounds.latest.iter().flatten().map(|k| k.tests).sum::<u64>(),
         rounds: parts.rounds.rounds,
         seconds: ended.started.elapsed().as_secs_f64(),
+        phase_seconds: ended.seconds.clone(),
         first_complete_seconds: ended.first,
         interrupted: ended.interrupted,
         stopped_at_max_time: ended.deadline,

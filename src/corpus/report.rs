@@ -22,12 +22,17 @@ pub struct CorpusReport {
     pub after: Totals,
     /// Whether the new corpus covers every feature of the old one.
     pub covers_every_feature: bool,
+    /// The sanitizer of the coverage build the features were counted on
+    /// (`address`: `cargo fuzz build`'s default, what `cargo fuzz run` fuzzes with).
+    pub coverage_build: String,
     /// Tests run in all.
     pub tests: u64,
     /// Rounds of cover and shrink run.
     pub rounds: usize,
     /// Wall time, harness build included.
     pub seconds: f64,
+    /// Where the time went, phase by phase.
+    pub phase_seconds: PhaseSeconds,
     /// Seconds from the start (harness builds included) to the first
     /// complete corpus in the output directory (the inputs the cover keeps, as they are).
     pub first_complete_seconds: Option<f64>,
@@ -37,6 +42,24 @@ pub struct CorpusReport {
     pub stopped_at_max_time: bool,
     /// Every distinct input, in path order.
     pub inputs: Vec<InputReport>,
+}
+
+/// Seconds spent in each phase of the run (the coverage build before them
+/// is the rest of `seconds`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PhaseSeconds {
+    /// Every input run once on the coverage build.
+    pub measure: f64,
+    /// The first complete corpus written.
+    pub first_corpus: f64,
+    /// The crash build (records examples), when anything is to be shrunk.
+    pub crash_build: f64,
+    /// The rounds of cover and shrink.
+    pub rounds: f64,
+    /// The joins of pairs of results.
+    pub joins: f64,
+    /// The last shrinks, each result for what no other has.
+    pub alone: f64,
 }
 
 /// A corpus's size and coverage.
@@ -135,7 +158,12 @@ impl CorpusReport {
             (false, true) => "does not cover every feature: interrupted before the first complete corpus was written",
             (false, false) => "DOES NOT cover every feature of the old one",
         };
-        text += &format!("the new corpus in {} {coverage}\n", self.output);
+        let build = match self.coverage_build.as_str() {
+            "address" => String::from("AddressSanitizer, `cargo fuzz build`'s default"),
+            "none" => String::from("no sanitizer, as `cargo fuzz build --sanitizer none`"),
+            other => format!("--sanitizer {other}"),
+        };
+        text += &format!("the new corpus in {} {coverage} (features counted on the build with {build})\n", self.output);
         let left_out: Vec<&InputReport> = self
             .inputs
             .iter()
@@ -183,9 +211,11 @@ mod tests {
             before: Totals { files: 3, bytes: 3000, features: 90 },
             after: Totals { files: 1, bytes: 30, features: 91 },
             covers_every_feature: true,
+            coverage_build: "address".into(),
             tests: 500,
             rounds: 2,
             seconds: 2.0,
+            phase_seconds: PhaseSeconds::default(),
             first_complete_seconds: Some(1.0),
             interrupted: false,
             stopped_at_max_time: false,
@@ -194,6 +224,7 @@ mod tests {
         let summary = report.summary();
         assert!(summary.starts_with("tlv: 3 files, 3000 bytes, 90 features -> 1 files, 30 bytes, 91 features (1.0%"));
         assert!(summary.contains("covers every feature"), "{summary}");
+        assert!(summary.contains("counted on the build with AddressSanitizer"), "{summary}");
         assert!(summary.contains("  b: panic at x"), "{summary}");
         assert_eq!(report.count(InputStatus::Kept), 1);
         let json = serde_json::to_value(&report).unwrap();

@@ -46,7 +46,8 @@ fn run_corpus(target: &str, corpus: &Path, output: &Path, extra: &[&str]) -> Cor
     let assert = tool()
         .timeout(Duration::from_secs(900))
         .current_dir(root())
-        .args(["--timeout", "1s", "--json", target, "--corpus"])
+        // libFuzzer's counts here are the `--sanitizer none` build's (`libfuzzer_binary`).
+        .args(["--timeout", "1s", "--sanitizer", "none", "--json", target, "--corpus"])
         .arg(corpus)
         .arg("-o")
         .arg(output)
@@ -224,7 +225,7 @@ fn a_rerun_resumes_and_a_run_killed_midway_loses_nothing_done() {
     let _lock = harness_lock();
     let mut child = Command::new(BIN)
         .current_dir(root())
-        .args(["-q", "--workers", "1", TYPED, "--corpus"])
+        .args(["-q", "--workers", "1", "--sanitizer", "none", TYPED, "--corpus"])
         .arg(&corpus)
         .arg("-o")
         .arg(&killed)
@@ -336,7 +337,7 @@ fn a_run_killed_at_random_moments_always_leaves_an_empty_or_complete_corpus() {
         let _lock = harness_lock();
         let mut child = Command::new(BIN)
             .current_dir(root())
-            .args(["-q", "--timeout", "1s", TYPED, "--corpus"])
+            .args(["-q", "--timeout", "1s", "--sanitizer", "none", TYPED, "--corpus"])
             .arg(&corpus)
             .arg("-o")
             .arg(&output)

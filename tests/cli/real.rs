@@ -397,3 +397,92 @@ fn one_recursion_is_one_stack_overflow_whatever_the_input_or_the_stack_size() {
     assert_eq!(small.len(), 1, "{small:#?}");
     assert_eq!(small[0]["id"], big[0]["id"], "the same bug on another stack size");
 }
+
+/// A fuzz crate for a registry crate as it is: rustc-demangle 0.1.21 behind
+/// a typed target like its own (`&str`, both formats), no lockfile.
+fn demangle_project() -> PathBuf {
+    let dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/demangle");
+    let write = |relative: &str, text: &str| write_file(&dir, relative, text.as_bytes());
+    write(
+        "Cargo.toml",
+        "[package]\nname = \"demangle\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
+    );
+    write("src/lib.rs", "//! A crate whose fuzz crate fuzzes a registry crate.\n");
+    write(
+        "fuzz/Cargo.toml",
+        "[package]\nname = \"demangle-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+         [package.metadata]\ncargo-fuzz = true\n\n\
+         [dependencies]\nlibfuzzer-sys = \"0.4\"\nrustc-demangle = \"=0.1.21\"\n\n\
+         [workspace]\nmembers = [\".\"]\n\n\
+         [[bin]]\nname = \"demangle\"\npath = \"fuzz_targets/demangle.rs\"\ntest = false\ndoc = false\nbench = false\n",
+    );
+    write(
+        "fuzz/fuzz_targets/demangle.rs",
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+         fuzz_target!(|data: &str| {\n    \
+             if let Ok(symbol) = rustc_demangle::try_demangle(data) {\n        \
+                 let _ = format!(\"{symbol} {symbol:#}\");\n    \
+             }\n\
+         });\n",
+    );
+    dir
+}
+
+/// `cov:` and `ft:` of libFuzzer's `INITED` line for `binary` over `dirs`.
+fn inited_counts(binary: &Path, dirs: &[&Path]) -> (u64, u64) {
+    let output = Command::new(binary).arg("-runs=0").args(dirs).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = stderr.lines().find(|l| l.contains("INITED")).unwrap_or_else(|| panic!("no INITED line:\n{stderr}"));
+    let count = |key: &str| -> u64 {
+        let rest = &line[line.find(key).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    (count("cov: "), count("ft: "))
+}
+
+/// Issue 36: features are counted on the build users fuzz with. A corpus
+/// that libFuzzer grew itself, on `cargo fuzz build`'s default binary
+/// (AddressSanitizer), loses nothing by libFuzzer's own count there.
+#[test]
+fn a_registry_crates_corpus_keeps_libfuzzers_count_on_the_address_sanitizer_build() {
+    if !cargo_fuzz_installed() {
+        eprintln!("skipped: cargo-fuzz is not installed (`cargo install cargo-fuzz`)");
+        return;
+    }
+    let project = demangle_project();
+    let _ = std::fs::remove_file(project.join("fuzz/Cargo.lock"));
+    let _lock = harness_lock();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // cargo-fuzz's default sanitizer needs -Z flags: a stable toolchain takes them so.
+    let built = Command::new(cargo)
+        .current_dir(&project)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", "build", "demangle"])
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "cargo fuzz build failed:\n{}", String::from_utf8_lossy(&built.stderr));
+    let binary = project.join("fuzz/target/x86_64-unknown-linux-gnu/release/demangle");
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, output) = (dir.path().join("corpus"), dir.path().join("new"));
+    std::fs::create_dir(&corpus).unwrap();
+    let grown = Command::new(&binary).args(["-runs=200000", "-seed=7", "-max_len=256"]).arg(&corpus).output().unwrap();
+    assert!(grown.status.success(), "{}", String::from_utf8_lossy(&grown.stderr));
+    let mut command = Command::new(BIN);
+    command.current_dir(&project).args(["--json", "--timeout", "1s", "demangle", "--corpus"]).arg(&corpus);
+    command.arg("-o").arg(&output);
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(900)).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert_eq!(report["coverage_build"], "address", "{report:#}");
+    assert!(stderr.contains("counted on the build with AddressSanitizer"), "{stderr}");
+    let old = inited_counts(&binary, &[&corpus]);
+    let new = inited_counts(&binary, &[&output]);
+    let both = inited_counts(&binary, &[&output, &corpus]);
+    eprintln!(
+        "rustc-demangle 0.1.21: {} files -> {}; libFuzzer's cov/ft old {old:?}, new {new:?}, both {both:?}",
+        report["before"]["files"], report["after"]["files"]
+    );
+    assert!(new.0 >= old.0 && new.1 >= old.1, "{old:?} -> {new:?}");
+    assert_eq!(both, new, "libFuzzer finds nothing in the old corpus that the new one lacks");
+}

@@ -246,7 +246,7 @@ impl Store {
     /// Takes the directory's files as an earlier output: ours (the journal
     /// names them), or named by the SHA-1 of their contents as libFuzzer and
     /// this tool name them (a minimized corpus from another machine: taken
-    /// as done, and journaled as ours). Fails on any other file, before
+    /// as done, copied beside the journal, and journaled as ours). Fails on any other file, before
     /// anything is written; a temporary file of ours left by a kill is removed.
     fn adopt_previous(&mut self, results: &HashSet<String>) -> anyhow::Result<()> {
         let mut adopted = Vec::new();
@@ -268,6 +268,10 @@ impl Store {
             }
         }
         for name in adopted {
+            // A copy first: a file adopted and later dropped is never lost.
+            fs::create_dir_all(&self.copies).with_context(|| format!("cannot create {}", self.copies.display()))?;
+            fs::copy(self.dir.join(&name), self.copies.join(&name))
+                .with_context(|| format!("cannot copy {} into {}", name, self.copies.display()))?;
             self.journal_line(Entry { original: name.clone(), result: name.clone(), ..self.entry() })?;
             self.ours.insert(name.clone());
             self.previous.push((self.dir.join(name), true));
@@ -355,6 +359,9 @@ mod tests {
         let mut expected = [(sha1_hex(b"found"), true), (name.clone(), true)];
         expected.sort();
         assert_eq!(previous, expected, "a file libFuzzer named is taken");
+        let copy =
+            scratch.join("corpus").join(sha1_hex(fs::canonicalize(&out).unwrap().as_os_str().as_encoded_bytes()));
+        assert_eq!(fs::read(copy.join("results").join(sha1_hex(b"found"))).unwrap(), b"found", "and kept aside");
         let inside = Store::open(&source.join("new"), &source, &scratch, "b").unwrap_err().to_string();
         assert!(inside.contains("apart from the corpus"), "{inside}");
         assert!(!source.join("new").exists(), "nothing is created in the corpus");

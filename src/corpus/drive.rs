@@ -82,9 +82,23 @@ pub struct Phase<'a> {
     pub deadline: &'a Deadline,
 }
 
-/// Runs every readable input once; unreadable ones are `Failed`.
-pub fn measure_all(inputs: &[CorpusInput], phase: &mut Phase) -> Vec<Measured> {
+/// Every input measured: what its runs showed, and the features only some
+/// of its runs had.
+#[derive(Debug, Default)]
+pub struct Measures {
+    /// Per input: what it showed (`Covered`: the features every run had).
+    pub measured: Vec<Measured>,
+    /// Per input: the features only some of its runs had (ascending).
+    pub varying: Vec<Vec<u32>>,
+    /// Runs made.
+    pub runs: u64,
+}
+
+/// Runs every readable input (twice, more when its coverage varies);
+/// unreadable ones are `Failed`.
+pub fn measure_all(inputs: &[CorpusInput], phase: &mut Phase) -> Measures {
     let mut measured: Vec<Option<Measured>> = vec![None; inputs.len()];
+    let mut varying = vec![Vec::new(); inputs.len()];
     let mut pending = 0;
     for (index, input) in inputs.iter().enumerate() {
         match &input.input.bytes {
@@ -95,16 +109,18 @@ pub fn measure_all(inputs: &[CorpusInput], phase: &mut Phase) -> Vec<Measured> {
             Err(error) => measured[index] = Some(Measured::Failed(format!("cannot read it: {error}"))),
         }
     }
-    let total = pending;
+    let (total, mut runs) = (pending, 0);
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
-        if let Event::Measured { index, result } = event {
-            measured[index] = Some(result);
+        if let Event::Measured { index, result, varying: some, runs: made } = event {
+            (measured[index], varying[index]) = (Some(result), some);
+            runs += made;
             pending -= 1;
             phase.status.measuring(total - pending, total);
         }
     }
-    measured.into_iter().map(|m| m.unwrap_or_else(|| Measured::Failed(String::from("not run")))).collect()
+    let measured = measured.into_iter().map(|m| m.unwrap_or_else(|| Measured::Failed(String::from("not run"))));
+    Measures { measured: measured.collect(), varying, runs }
 }
 
 /// Shrinks each picked item (or checks the result an earlier run saved) and

@@ -26,6 +26,7 @@ pub mod rounds;
 pub mod runner;
 pub mod shrink;
 pub mod store;
+pub mod varying;
 pub mod work;
 
 use std::collections::HashSet;
@@ -47,13 +48,14 @@ use cover::{greedy_cover, intersect, union, Candidate, Pick};
 use deadline::Deadline;
 use display::Size;
 use display::Status;
-use drive::{measure_all, Item, Phase};
+use drive::{measure_all, Item, Measures, Phase};
 use inputs::CorpusInput;
 use outcome::{build_report, Ended, Parts};
 use report::PhaseSeconds;
 use rounds::{shrink_rounds, Rounds};
 use runner::Measured;
 use store::Store;
+use varying::Pinned;
 use work::CorpusWork;
 
 /// Runs the corpus mode; the exit code is 0 when done (or stopped at
@@ -85,17 +87,25 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     };
     let (workers, structure, shard) = (corpus.workers, options.structure, corpus.shard);
     let setting = Setting { workers, structure, shard, build_recording: &build_recording };
-    let Phased { measured, required, rounds, seconds } =
+    let Phased { measured, measure_runs, required, pinned, rounds, seconds } =
         crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
             let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
             phases(&inputs, &setting, &mut store, &mut phase)
         })?;
     status.clear();
     let interrupted = interrupt.is_raised() && !deadline.reached();
-    let kept = if interrupt.is_raised() { store.held() } else { final_cover(&rounds.results, &required, &store)? };
+    let kept = match interrupt.is_raised() {
+        true => store.held(),
+        false => final_cover(&rounds.results, &required, &store)?
+            .into_iter()
+            .chain(pinned.inputs.iter().map(|&i| inputs[i].sha1.clone()))
+            .collect(),
+    };
     store.prune(&kept)?;
     let sanitizer = corpus.project.flags.sanitizer;
-    let parts = Parts { inputs: &inputs, measured: &measured, required: &required, rounds: &rounds, kept, sanitizer };
+    let (varying, rounds, measured) = (pinned.features.len(), &rounds, &measured);
+    let parts =
+        Parts { inputs: &inputs, measured, measure_runs, required: &required, rounds, kept, sanitizer, varying };
     let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached(), seconds };
     let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
     if options.json {
@@ -127,13 +137,15 @@ struct Setting<'a> {
 fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &mut Phase) -> Result<Phased, Failure> {
     let mut lap = Lap(Instant::now());
     let mut seconds = PhaseSeconds::default();
-    let measured = measure_all(inputs, phase);
+    let Measures { measured, varying, runs } = measure_all(inputs, phase);
     seconds.measure = lap.next();
     instrumented(&measured)?;
     let required = union(measured.iter().filter_map(|m| match m {
         Measured::Covered(features) => Some(features.as_slice()),
         _ => None,
     }));
+    let sizes: Vec<usize> = inputs.iter().map(|i| i.bytes().len()).collect();
+    let pinned = varying::pinned(&sizes, &measured, &varying, &required);
     phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), setting.workers));
     let (files, bytes) = old_size(inputs);
     phase.status.old_corpus(Size { files, bytes, features: required.len() });
@@ -142,7 +154,8 @@ fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &
         Some(shard) => share(inputs, items, &required, shard),
         None => (items, required),
     };
-    let shrinking = rounds::first_corpus(&items, &required, store, phase)?;
+    let pins: Vec<&[u8]> = pinned.inputs.iter().map(|&i| inputs[i].bytes()).collect();
+    let shrinking = rounds::first_corpus((&items, &pins), &required, store, phase)?;
     seconds.first_corpus = lap.next();
     if shrinking {
         phase.status.clear();
@@ -161,14 +174,18 @@ fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &
         seconds.alone = lap.next();
         rounds.results = entries.into_iter().map(|e| e.item).collect();
     }
-    Ok(Phased { measured, required, rounds, seconds })
+    Ok(Phased { measured, measure_runs: runs, required, pinned, rounds, seconds })
 }
 
 /// What the phases leave for the report.
 struct Phased {
     measured: Vec<Measured>,
+    /// The runs measuring took.
+    measure_runs: u64,
     /// The old corpus's features (this shard's share of them with `--shard`).
     required: Vec<u32>,
+    /// The inputs kept as they are for features that vary from run to run.
+    pinned: Pinned,
     rounds: Rounds,
     seconds: PhaseSeconds,
 }

@@ -26,6 +26,10 @@ pub struct Parts<'a> {
     pub kept: HashSet<String>,
     /// The sanitizer of the build the features were counted on.
     pub sanitizer: Sanitizer,
+    /// Features that only some runs showed (no input showed them on every run).
+    pub varying: usize,
+    /// The runs measuring the inputs took.
+    pub measure_runs: u64,
 }
 
 /// How the run ended.
@@ -60,9 +64,10 @@ pub fn build_report(target: &str, corpus: &CorpusOptions, output: &str, parts: &
         output: output.to_owned(),
         covers_every_feature: is_subset(parts.required, &after_features),
         coverage_build: parts.sanitizer.name().to_owned(),
+        varying_features: parts.varying,
         before,
         after,
-        tests: parts.measured.len() as u64 + parts.rounds.latest.iter().flatten().map(|k| k.tests).sum::<u64>(),
+        tests: parts.measure_runs + parts.rounds.latest.iter().flatten().map(|k| k.tests).sum::<u64>(),
         rounds: parts.rounds.rounds,
         seconds: ended.started.elapsed().as_secs_f64(),
         phase_seconds: ended.seconds.clone(),
@@ -75,7 +80,7 @@ pub fn build_report(target: &str, corpus: &CorpusOptions, output: &str, parts: &
 
 /// The new corpus's totals and features: each kept file's size and
 /// features, known from the input it is (a first-cover input left as it
-/// was) or the result it is.
+/// was, an input kept for features that vary) or the result it is.
 fn after_totals(parts: &Parts) -> (Totals, Vec<u32>) {
     let mut known: HashMap<&str, (usize, &[u32])> = HashMap::new();
     for (input, measured) in parts.inputs.iter().zip(parts.measured) {
@@ -87,6 +92,11 @@ fn after_totals(parts: &Parts) -> (Totals, Vec<u32>) {
         if let Some(file) = &result.file {
             known.insert(file, (result.bytes.len(), &result.features));
         }
+    }
+    // Last, what the final cover took each result for: a file measured
+    // twice may show other features the second time (coverage that varies).
+    for result in &parts.rounds.results {
+        known.insert(&result.sha1, (result.bytes.len(), &result.features));
     }
     let present: Vec<(usize, &[u32])> =
         parts.kept.iter().filter_map(|name| known.get(name.as_str()).copied()).collect();
@@ -106,6 +116,9 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         (Measured::Rejected, _) => (InputStatus::Rejected, None),
         (Measured::Empty, _) => (InputStatus::Empty, None),
         (Measured::Failed(why), _) => (InputStatus::Failed, Some(why.clone())),
+        (Measured::Covered(_), None) if as_it_is => {
+            (InputStatus::Kept, Some(String::from("kept as it is: it shows features that vary from run to run")))
+        }
         (Measured::Covered(_), None) => (InputStatus::Covered, None),
         (Measured::Covered(_), Some(k)) => match &k.file {
             None if as_it_is => (InputStatus::Kept, Some(String::from("kept as it is: the run stopped first"))),

@@ -22,6 +22,9 @@ pub struct CorpusReport {
     pub after: Totals,
     /// Whether the new corpus covers every feature of the old one.
     pub covers_every_feature: bool,
+    /// Features that only some runs of the inputs showed (coverage that
+    /// varies from run to run): the inputs that show them are kept as they are.
+    pub varying_features: usize,
     /// The sanitizer of the coverage build the features were counted on
     /// (`address`: `cargo fuzz build`'s default, what `cargo fuzz run` fuzzes with).
     pub coverage_build: String,
@@ -164,6 +167,13 @@ impl CorpusReport {
             other => format!("--sanitizer {other}"),
         };
         text += &format!("the new corpus in {} {coverage} (features counted on the build with {build})\n", self.output);
+        if self.varying_features > 0 {
+            text += &format!(
+                "{} features vary from run to run (a HashMap's random keys, a cache): the inputs that show them are \
+                 kept as they are\n",
+                self.varying_features
+            );
+        }
         let left_out: Vec<&InputReport> = self
             .inputs
             .iter()
@@ -212,6 +222,7 @@ mod tests {
             after: Totals { files: 1, bytes: 30, features: 91 },
             covers_every_feature: true,
             coverage_build: "address".into(),
+            varying_features: 0,
             tests: 500,
             rounds: 2,
             seconds: 2.0,

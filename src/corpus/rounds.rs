@@ -100,11 +100,17 @@ fn cover_of(items: &[Item], indices: &[usize], required: &[u32]) -> Vec<Pick> {
 }
 
 /// Writes the first complete corpus: the inputs the first round's cover
-/// keeps, as they are. From then on `--max-time` may stop the run. Whether
-/// any of them is to be shrunk (not all an earlier run's results).
-pub fn first_corpus(items: &[Item], required: &[u32], store: &mut Store, phase: &mut Phase) -> anyhow::Result<bool> {
+/// keeps, and those `pinned` for features that vary, as they are. From then
+/// on `--max-time` may stop the run. Whether any of them is to be shrunk
+/// (not all an earlier run's results).
+pub fn first_corpus(
+    (items, pinned): (&[Item], &[&[u8]]),
+    required: &[u32],
+    store: &mut Store,
+    phase: &mut Phase,
+) -> anyhow::Result<bool> {
     let picks = cover(items, required);
-    store.seed(picks.iter().map(|p| items[p.index].bytes.as_slice()))?;
+    store.seed(picks.iter().map(|p| items[p.index].bytes.as_slice()).chain(pinned.iter().copied()))?;
     let (files, bytes) = store.size();
     phase.status.first_corpus(Size { files, bytes, features: required.len() });
     phase.deadline.arm(phase.interrupt);

@@ -8,11 +8,15 @@
 //! once more, on the recording harness, for the examples the reducer cuts
 //! along: one run more per success.
 
+use crate::corpus::cover::{intersect, union};
 use crate::exec::{Coverage, Executor, ForkServerExecutor, RunningGroup};
 use crate::protocol::ResultKind;
 use crate::reduce::Example;
 use crate::session::setup::HarnessSetup;
 use crate::signature::{Kind, Signature};
+
+/// At most this many runs measure an input whose first two runs differ.
+pub const MEASURE_RUNS: usize = 4;
 
 /// Why a run of a harness built without coverage cannot be measured.
 pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
@@ -89,6 +93,30 @@ impl Runner {
             Some(coverage) => Measured::Covered(coverage.features),
             None => Measured::Failed(String::from("the run reported no coverage")),
         }
+    }
+
+    /// Runs `bytes` twice, and up to [`MEASURE_RUNS`] times when the two
+    /// runs differ: what the first run showed (its features replaced by
+    /// those every run had), and the features only some runs had, ascending
+    /// (coverage that varies from run to run: a `HashMap`'s random keys).
+    /// Returns them with the runs made.
+    pub fn measure_repeated(&mut self, bytes: &[u8]) -> (Measured, Vec<u32>, u64) {
+        let first = self.measure(bytes);
+        let Measured::Covered(mut every) = first else { return (first, Vec::new(), 1) };
+        let mut runs = 1;
+        let mut some = every.clone();
+        for run in 1..MEASURE_RUNS {
+            // The first two runs agree: the input's coverage does not vary.
+            if run > 1 && some == every {
+                break;
+            }
+            runs += 1;
+            let Measured::Covered(features) = self.measure(bytes) else { break };
+            every = intersect(&every, &features);
+            some = union([&some[..], &features[..]]);
+        }
+        let varying = some.into_iter().filter(|f| every.binary_search(f).is_err()).collect();
+        (Measured::Covered(every), varying, runs)
     }
 
     /// The examples and draws of a run of `bytes` on the recording harness

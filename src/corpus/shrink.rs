@@ -15,7 +15,7 @@
 //! many-hit features keep a large input and the few-hit ones a small one,
 //! often much less in all (decision 0038).
 
-use crate::corpus::cover::is_subset;
+use crate::corpus::cover::{is_subset, union};
 use crate::corpus::runner::{Measured, Runner};
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
 
@@ -137,6 +137,8 @@ pub fn shrink(
         return Err(format!("it no longer runs normally: {first:?}"));
     };
     if !is_subset(required, &features) {
+        // Kept as it is for what it showed before (coverage that varies): it still counts as their holder.
+        let features = union([&features[..], required]);
         return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true, split: None });
     }
     let recorded = runner.recorded();

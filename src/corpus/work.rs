@@ -16,7 +16,7 @@ use crate::session::workers::{Slot, Work};
 /// Work for a worker.
 #[derive(Debug)]
 pub enum Job {
-    /// Run an input once for its features.
+    /// Run an input for its features (twice, more when they vary).
     Measure {
         /// The input's index.
         index: usize,
@@ -58,12 +58,16 @@ pub enum Job {
 /// What a worker reports.
 #[derive(Debug)]
 pub enum Event {
-    /// An input ran.
+    /// An input ran (twice or more).
     Measured {
         /// The input's index.
         index: usize,
-        /// What the run showed.
+        /// What the runs showed (the features every run had).
         result: Measured,
+        /// The features only some runs had.
+        varying: Vec<u32>,
+        /// Runs made.
+        runs: u64,
     },
     /// An earlier run's results ran.
     Checked {
@@ -121,7 +125,10 @@ impl Work<Job, Event> for CorpusWork<'_> {
 
     fn handle(&self, slot: &Slot, runner: &mut Runner, job: &Job, events: &Sender<Event>) -> Event {
         match job {
-            Job::Measure { index, bytes } => Event::Measured { index: *index, result: runner.measure(bytes) },
+            Job::Measure { index, bytes } => {
+                let (result, varying, runs) = runner.measure_repeated(bytes);
+                Event::Measured { index: *index, result, varying, runs }
+            }
             Job::Check { index, parts } => {
                 Event::Checked { index: *index, results: parts.iter().map(|bytes| runner.measure(bytes)).collect() }
             }
@@ -159,7 +166,9 @@ impl Work<Job, Event> for CorpusWork<'_> {
 
     fn failed(&self, job: Job, error: String) -> Event {
         match job {
-            Job::Measure { index, .. } => Event::Measured { index, result: Measured::Failed(error) },
+            Job::Measure { index, .. } => {
+                Event::Measured { index, result: Measured::Failed(error), varying: Vec::new(), runs: 1 }
+            }
             Job::Check { index, parts } => {
                 Event::Checked { index, results: parts.iter().map(|_| Measured::Failed(error.clone())).collect() }
             }

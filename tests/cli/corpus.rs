@@ -436,3 +436,34 @@ fn two_shards_joined_cover_every_feature_as_one_run_does() {
     assert_eq!(files(&joined).len(), kept);
     assert!(covers_by_libfuzzer(&joined, &corpus));
 }
+
+#[test]
+fn features_that_vary_from_run_to_run_are_kept_by_inputs_kept_as_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, output) = (dir.path().join("corpus"), dir.path().join("new"));
+    std::fs::create_dir(&corpus).unwrap();
+    // Inputs of 12 to 40 distinct bytes: a `HashMap` of them walks its keys in another order every run.
+    for n in 0..20u8 {
+        let bytes: Vec<u8> = (0..12 + n + n / 2).map(|i| i.wrapping_mul(37).wrapping_add(n)).collect();
+        std::fs::write(corpus.join(format!("input-{n}")), bytes).unwrap();
+    }
+    let run = run_corpus("varying", &corpus, &output, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = &run.report;
+    assert_eq!(report["covers_every_feature"], true, "{report:#}");
+    assert!(report["varying_features"].as_u64().unwrap() > 0, "{report:#}");
+    assert!(run.stderr.contains("vary from run to run"), "{}", run.stderr);
+    let inputs = report["inputs"].as_array().unwrap();
+    let pinned: Vec<&Value> = inputs
+        .iter()
+        .filter(|i| i["detail"].as_str().is_some_and(|d| d.contains("shows features that vary")))
+        .collect();
+    assert!(!pinned.is_empty(), "{report:#}");
+    let written: BTreeSet<String> = files(&output).into_iter().map(|(_, hash)| hash).collect();
+    for input in &pinned {
+        assert_eq!(input["status"], "kept");
+        assert!(written.contains(input["sha1"].as_str().unwrap()), "kept as it is: {input:#}");
+    }
+    // More runs per input than inputs: the ones that vary ran up to four times.
+    assert!(report["tests"].as_u64().unwrap() >= 40, "{report:#}");
+}

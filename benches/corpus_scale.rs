@@ -1,0 +1,659 @@
+//! Corpus mode against `cargo fuzz cmin` at scale: real crates' fuzz targets, corpora of 2,000 inputs or more grown by libFuzzer, both sides in one run.
+//!
+//! ```text
+//! cargo bench --bench corpus_scale                    # 20 minutes at most per corpus, about 50 minutes in all
+//! BENCH_MINUTES=2 cargo bench --bench corpus_scale    # our --max-time, in minutes (a quick check)
+//! cargo bench --bench corpus_scale -- demangle        # one project
+//! ```
+//!
+//! Two library-shaped projects are written under
+//! `target/bench-corpus-scale/<name>/` (kept between runs, so the builds stay
+//! warm; a file is rewritten only when its content changed; `fuzz/Cargo.lock`
+//! removed before the build, so it resolves as a user's project does): a crate
+//! at the root, `fuzz/` a cargo-fuzz crate of its own workspace over a pinned,
+//! old crate from crates.io:
+//!
+//! - `regex`: regex-syntax 0.6.25 parsing a pattern and printing its HIR, a
+//!   typed target (`|s: &str|`). Not pulldown-cmark 0.9.2 or toml 0.5.8: both
+//!   keep a `HashMap`, whose random seed (one per process) moves libFuzzer's
+//!   own count of one corpus by 2-3 `cov`/`ft` from run to run, which would
+//!   drown the check below; regex-syntax has none;
+//! - `demangle`: rustc-demangle 0.1.21, `try_demangle` on the bytes as UTF-8,
+//!   printed both ways (`{}` and `{:#}`), a bytes target.
+//!
+//! For each: `cargo fuzz build TARGET` (AddressSanitizer, cargo-fuzz's
+//! default, as users fuzz; timed), then the corpus: libFuzzer's own, grown by
+//! that binary into an empty directory with `-seed=1`, `-seed=2`, ... until it
+//! holds 2,000 files, cached in `corpus/` (grown again only when missing or
+//! smaller). Then, from the project's directory:
+//!
+//! - **cmin**: `cargo fuzz cmin TARGET COPY` on a copy of the corpus, timed;
+//! - **ours**: `cargo-minimize-crash --json -q --timeout 1s --max-time <M>m
+//!   TARGET --corpus CORPUS -o NEW` (release build; `M` is `BENCH_MINUTES`,
+//!   20 by default), into a new directory with no journal of an earlier run.
+//!   NEW is a complete corpus from the moment it has files: it is counted
+//!   every half second, for when it first has files and its files and bytes
+//!   at 1, 5 and 15 minutes (a checkpoint after the end shows the end).
+//!
+//! libFuzzer then counts each corpus its own way on the same binary:
+//! `BINARY -runs=0 DIR` (`cov:` and `ft:` of the `INITED` line) on the
+//! original, cmin's result and ours, and `BINARY -runs=0 OURS ORIGINAL`:
+//! when that counts what ours alone counts, libFuzzer finds nothing in the
+//! original beyond ours. Two Markdown tables: the sides (with our first
+//! complete corpus's time over cmin's plus the build's; issue 36's goal is 3
+//! at most), and where our time went (the report's `phase_seconds`, the rest
+//! of its `seconds` being our harness builds); then notes: our report's
+//! feature counts, inputs it left out, and libFuzzer's verdict. Our report
+//! is kept in `<name>/ours.json`. Run without `--bench` (as `cargo test
+//! --benches` does) it only says what it would do.
+
+#[path = "support/cargo_fuzz.rs"]
+mod cargo_fuzz;
+#[path = "support/table.rs"]
+mod table;
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
+struct Project {
+    name: &'static str,
+    /// What the corpus column says: the crate and the kind of target.
+    label: &'static str,
+    dependency: &'static str,
+    target: &'static str,
+    source: &'static str,
+    /// libFuzzer's `-max_len` and `-runs` of each seed while the corpus grows.
+    max_len: usize,
+    runs: u64,
+}
+
+const PROJECTS: [Project; 2] = [
+    Project {
+        name: "regex",
+        label: "regex (regex-syntax 0.6.25, typed)",
+        dependency: "regex-syntax = \"=0.6.25\"",
+        target: "parse",
+        source: "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+                 fuzz_target!(|s: &str| {\n    \
+                     if let Ok(hir) = regex_syntax::Parser::new().parse(s) {\n        \
+                         let _ = hir.to_string();\n    \
+                     }\n\
+                 });\n",
+        max_len: 1024,
+        runs: 100_000,
+    },
+    Project {
+        name: "demangle",
+        label: "demangle (rustc-demangle 0.1.21, bytes)",
+        dependency: "rustc-demangle = \"=0.1.21\"",
+        target: "demangle",
+        source: "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+                 fuzz_target!(|data: &[u8]| {\n    \
+                     if let Ok(s) = std::str::from_utf8(data) {\n        \
+                         if let Ok(d) = rustc_demangle::try_demangle(s) {\n            \
+                             let _ = format!(\"{d}\");\n            \
+                             let _ = format!(\"{d:#}\");\n        \
+                         }\n    \
+                     }\n\
+                 });\n",
+        max_len: 256,
+        runs: 500_000,
+    },
+];
+
+/// The corpus holds at least this many files.
+const MIN_FILES: usize = 2_000;
+/// Seeds tried before giving up on growing a corpus that large.
+const MAX_SEEDS: u64 = 40;
+/// Our `--max-time` in minutes unless `BENCH_MINUTES` says otherwise.
+const DEFAULT_MINUTES: u64 = 20;
+/// The minutes at which our new corpus's files and bytes are shown.
+const CHECKPOINTS: [u64; 3] = [1, 5, 15];
+/// How often our new corpus is counted while the run goes on.
+const POLL: Duration = Duration::from_millis(500);
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn cargo() -> OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+fn host_triple() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
+}
+
+/// The last lines of a process's stderr, for a note.
+fn tail(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
+    lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
+}
+
+/// Builds the tool in release; returns it.
+fn build_tool() -> PathBuf {
+    let args = ["build", "--release", "-p", "cargo-minimize-crash"];
+    let status = Command::new(cargo()).current_dir(root()).args(args).status().expect("run cargo build");
+    assert!(status.success(), "cargo {} failed", args.join(" "));
+    // The binary `cargo bench` built, in the same directory (CARGO_TARGET_DIR respected).
+    let release = Path::new(env!("CARGO_BIN_EXE_cargo-minimize-crash")).parent().expect("the release directory");
+    release.join("cargo-minimize-crash")
+}
+
+/// Writes `text` to `path` unless it holds that already (so cargo's fingerprints stay warm).
+fn write_if_changed(path: &Path, text: &str) {
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return;
+    }
+    let parent = path.parent().expect("a file in a directory");
+    std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("create {}: {e}", parent.display()));
+    std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+/// Writes `project` under `target/bench-corpus-scale/` without its lockfile; returns its directory.
+fn write_project(project: &Project) -> PathBuf {
+    let dir = root().join("target/bench-corpus-scale").join(project.name);
+    let crate_manifest = format!(
+        "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
+        project.name
+    );
+    write_if_changed(&dir.join("Cargo.toml"), &crate_manifest);
+    write_if_changed(&dir.join("src/lib.rs"), "");
+    let fuzz_manifest = format!(
+        "[package]\nname = \"{name}-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+         [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n{dependency}\n\n\
+         [workspace]\nmembers = [\".\"]\n\n\
+         [[bin]]\nname = \"{target}\"\npath = \"fuzz_targets/{target}.rs\"\ntest = false\ndoc = false\nbench = false\n",
+        name = project.name,
+        dependency = project.dependency,
+        target = project.target
+    );
+    write_if_changed(&dir.join("fuzz/Cargo.toml"), &fuzz_manifest);
+    write_if_changed(&dir.join(format!("fuzz/fuzz_targets/{}.rs", project.target)), project.source);
+    // Resolved afresh, as a user's project without a lockfile is.
+    let _ = std::fs::remove_file(dir.join("fuzz/Cargo.lock"));
+    dir
+}
+
+/// `cargo fuzz build TARGET` (AddressSanitizer) in `dir`: its time and the libFuzzer binary.
+fn fuzz_build(dir: &Path, target: &str) -> (Duration, PathBuf) {
+    let start = Instant::now();
+    let out = Command::new(cargo())
+        .current_dir(dir)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", "build", target])
+        .output()
+        .expect("run cargo fuzz build");
+    let time = start.elapsed();
+    assert!(out.status.success(), "cargo fuzz build {target} in {} failed: {}", dir.display(), tail(&out.stderr));
+    (time, dir.join("fuzz/target").join(host_triple()).join("release").join(target))
+}
+
+/// Files and bytes under `dir`, recursively, as libFuzzer reads a corpus;
+/// files that go while it is counted (our run replacing them) are skipped.
+fn size(dir: &Path) -> (usize, u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
+    let mut total = (0, 0);
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() {
+            let (files, bytes) = size(&entry.path());
+            total = (total.0 + files, total.1 + bytes);
+        } else if meta.is_file() {
+            total = (total.0 + 1, total.1 + meta.len());
+        }
+    }
+    total
+}
+
+/// The project's corpus (`<dir>/corpus`), grown by libFuzzer when missing or smaller than [`MIN_FILES`].
+fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
+    let corpus = dir.join("corpus");
+    if size(&corpus).0 >= MIN_FILES {
+        return corpus;
+    }
+    let artifacts = dir.join("grow-artifacts");
+    for fresh in [&corpus, &artifacts] {
+        let _ = std::fs::remove_dir_all(fresh);
+        std::fs::create_dir_all(fresh).unwrap_or_else(|e| panic!("create {}: {e}", fresh.display()));
+    }
+    for seed in 1..=MAX_SEEDS {
+        let out = Command::new(binary)
+            .current_dir(dir)
+            .args([format!("-seed={seed}"), format!("-runs={}", project.runs), format!("-max_len={}", project.max_len)])
+            .arg(format!("-artifact_prefix={}/", artifacts.display()))
+            .arg(&corpus)
+            .output()
+            .expect("run the libFuzzer binary");
+        let (files, bytes) = size(&corpus);
+        // A crash ends a run early; the next seed goes on from the corpus so far.
+        let ended =
+            if out.status.success() { String::new() } else { format!(" ({}: {})", out.status, tail(&out.stderr)) };
+        eprintln!("corpus_scale: {}: -seed={seed}: {files} files, {bytes} bytes{ended}", project.name);
+        if files >= MIN_FILES {
+            return corpus;
+        }
+    }
+    panic!("{}: {MAX_SEEDS} seeds of {} runs grew fewer than {MIN_FILES} files", project.name, project.runs);
+}
+
+/// One side's new corpus: where, how large, how long it took.
+struct Minimized {
+    dir: PathBuf,
+    files: usize,
+    bytes: u64,
+    time: Duration,
+}
+
+/// `cargo fuzz cmin TARGET COPY` on a copy of the corpus (`<dir>/cmin`); an empty result is a failure.
+fn cmin(dir: &Path, target: &str, corpus: &Path) -> Result<Minimized, String> {
+    let copy = dir.join("cmin");
+    let _ = std::fs::remove_dir_all(&copy);
+    std::fs::create_dir(&copy).expect("create cmin's copy");
+    for entry in std::fs::read_dir(corpus).expect("read the corpus") {
+        let path = entry.expect("a corpus entry").path();
+        std::fs::copy(&path, copy.join(path.file_name().expect("a file name"))).expect("copy a corpus file");
+    }
+    let start = Instant::now();
+    let out = Command::new(cargo())
+        .current_dir(dir)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .args(["fuzz", "cmin", target])
+        .arg(&copy)
+        .output()
+        .map_err(|e| format!("cargo fuzz cmin did not run: {e}"))?;
+    let time = start.elapsed();
+    let (files, bytes) = size(&copy);
+    if !out.status.success() || files == 0 {
+        return Err(format!("cmin left {files} files ({}): {}", out.status, tail(&out.stderr)));
+    }
+    Ok(Minimized { dir: copy, files, bytes, time })
+}
+
+/// Our new corpus counted at one moment of the run.
+#[derive(Clone, Copy)]
+struct Sample {
+    at: Duration,
+    files: usize,
+    bytes: u64,
+}
+
+/// Our run: the new corpus at the end, every count taken while it ran, and its report.
+struct Ours {
+    new: Minimized,
+    samples: Vec<Sample>,
+    /// The first count that found files: NEW is a complete corpus from then on.
+    first: Option<Duration>,
+    report: Result<Value, String>,
+    status: ExitStatus,
+}
+
+/// Reads a child's pipe to its end on a thread of its own, so a chatty child never blocks.
+fn drain(mut pipe: impl Read + Send + 'static) -> JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        bytes
+    })
+}
+
+/// Counts `new` every [`POLL`] until `child` exits; its status and the counts.
+fn poll(child: &mut Child, new: &Path, start: Instant) -> (ExitStatus, Vec<Sample>) {
+    let mut samples = Vec::new();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait for cargo-minimize-crash") {
+            return (status, samples);
+        }
+        let (files, bytes) = size(new);
+        samples.push(Sample { at: start.elapsed(), files, bytes });
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Forgets every earlier run into `new`: the directory, and the journals
+/// (keyed by its path) in the harness's scratch directory, so nothing resumes.
+fn forget_earlier_runs(dir: &Path, new: &Path) {
+    let _ = std::fs::remove_dir_all(new);
+    let staging = new.with_file_name(".ours.minimize-crash-staging");
+    let _ = std::fs::remove_dir_all(staging);
+    let Ok(scratch) = std::fs::read_dir(dir.join("fuzz/target/minimize-crash")) else { return };
+    for entry in scratch.flatten() {
+        let _ = std::fs::remove_dir_all(entry.path().join("corpus"));
+    }
+}
+
+/// Corpus mode on `corpus` into `<dir>/ours`, from `dir`, for at most `minutes`.
+fn ours(tool: &Path, dir: &Path, target: &str, corpus: &Path, minutes: u64) -> Ours {
+    let new = dir.join("ours");
+    forget_earlier_runs(dir, &new);
+    let max_time = format!("{minutes}m");
+    let start = Instant::now();
+    let mut child = Command::new(tool)
+        .current_dir(dir)
+        .args(["--json", "-q", "--timeout", "1s", "--max-time", &max_time, target, "--corpus"])
+        .arg(corpus)
+        .arg("-o")
+        .arg(&new)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run cargo-minimize-crash");
+    let stdout = drain(child.stdout.take().expect("a stdout pipe"));
+    let stderr = drain(child.stderr.take().expect("a stderr pipe"));
+    let (status, samples) = poll(&mut child, &new, start);
+    let time = start.elapsed();
+    let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
+    // Kept beside the results, for a second look at what happened to each input.
+    let _ = std::fs::write(dir.join("ours.json"), &stdout);
+    let report =
+        serde_json::from_slice(&stdout).map_err(|e| format!("no --json report ({e}), {status}: {}", tail(&stderr)));
+    let first = samples.iter().find(|s| s.files > 0).map(|s| s.at);
+    let (files, bytes) = size(&new);
+    Ours { new: Minimized { dir: new, files, bytes, time }, samples, first, report, status }
+}
+
+/// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
+type Counts = (u64, u64);
+
+/// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
+fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
+    let out: Output = Command::new(binary)
+        .current_dir(scratch)
+        .arg("-runs=0")
+        .args(dirs)
+        .output()
+        .map_err(|e| format!("{} did not run: {e}", binary.display()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("INITED"));
+    let line = line.ok_or_else(|| format!("-runs=0 printed no INITED line ({}): {}", out.status, tail(&out.stderr)))?;
+    let count = |key: &str| -> Result<u64, String> {
+        let at = line.find(key).ok_or_else(|| format!("no {key} in {line}"))?;
+        let number = line[at + key.len()..].split_whitespace().next().unwrap_or_default();
+        number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
+    };
+    Ok((count("cov: ")?, count("ft: ")?))
+}
+
+/// What libFuzzer counts in each corpus, and whether the original adds anything to ours.
+struct Libfuzzer {
+    original: Result<Counts, String>,
+    cmin: Result<Counts, String>,
+    ours: Result<Counts, String>,
+    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts what `-runs=0 OURS` counts.
+    both: Result<Counts, String>,
+}
+
+impl Libfuzzer {
+    fn superset(&self) -> Result<bool, &String> {
+        Ok(self.both.as_ref()? == self.ours.as_ref()?)
+    }
+}
+
+fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: &Path, scratch: &Path) -> Libfuzzer {
+    std::fs::create_dir_all(scratch).unwrap_or_else(|e| panic!("create {}: {e}", scratch.display()));
+    let cmin = cmin.map_or_else(|| Err("no corpus".to_owned()), |dir| counts(binary, &[dir], scratch));
+    Libfuzzer {
+        original: counts(binary, &[corpus], scratch),
+        cmin,
+        ours: counts(binary, &[ours], scratch),
+        both: counts(binary, &[ours, corpus], scratch),
+    }
+}
+
+/// One project's results.
+struct Row {
+    project: &'static Project,
+    files: usize,
+    bytes: u64,
+    build: Duration,
+    cmin: Result<Minimized, String>,
+    ours: Ours,
+    libfuzzer: Libfuzzer,
+}
+
+/// Writes and builds `project`, grows its corpus, and runs both sides on it.
+fn measure(project: &'static Project, tool: &Path, minutes: u64) -> Row {
+    let dir = write_project(project);
+    eprintln!("corpus_scale: {}: cargo fuzz build {}", project.name, project.target);
+    let (build, binary) = fuzz_build(&dir, project.target);
+    let corpus = corpus(project, &dir, &binary);
+    let (files, bytes) = size(&corpus);
+    println!("{}: a corpus of {files} files, {} bytes ({})", project.name, thousands(bytes), corpus.display());
+    eprintln!("corpus_scale: {}: cargo fuzz cmin", project.name);
+    let cmin = cmin(&dir, project.target, &corpus);
+    eprintln!("corpus_scale: {}: ours, --max-time {minutes}m", project.name);
+    let ours = ours(tool, &dir, project.target, &corpus, minutes);
+    let cmin_dir = cmin.as_ref().ok().map(|m| m.dir.as_path());
+    let libfuzzer = libfuzzer(&binary, &corpus, cmin_dir, &ours.new.dir, &dir.join("scratch"));
+    Row { project, files, bytes, build, cmin, ours, libfuzzer }
+}
+
+/// 1234567 as "1,234,567".
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn secs(seconds: f64) -> String {
+    format!("{seconds:.1} s")
+}
+
+fn counts_cell(counts: &Result<Counts, String>) -> String {
+    counts.as_ref().map_or_else(|_| "failed".to_owned(), |(cov, ft)| format!("{cov}/{ft}"))
+}
+
+/// Our new corpus's files and bytes at `minute`: the first count from then
+/// on, or the end when the run ended before; "–" past our `--max-time`.
+fn checkpoint(ours: &Ours, minute: u64, minutes: u64) -> String {
+    if minute > minutes {
+        return "–".to_owned();
+    }
+    let at = Duration::from_secs(minute * 60);
+    let end = Sample { at: ours.new.time, files: ours.new.files, bytes: ours.new.bytes };
+    let sample = ours.samples.iter().find(|s| s.at >= at).copied().unwrap_or(end);
+    format!("{} / {}", sample.files, thousands(sample.bytes))
+}
+
+/// The cmin cells (time, files, bytes, counts); a failure as text.
+fn cmin_cells(row: &Row) -> [String; 4] {
+    match &row.cmin {
+        Ok(m) => {
+            [secs(m.time.as_secs_f64()), m.files.to_string(), thousands(m.bytes), counts_cell(&row.libfuzzer.cmin)]
+        }
+        Err(_) => ["failed".to_owned(), String::new(), String::new(), String::new()],
+    }
+}
+
+/// Our first complete corpus: its time, and that time over cmin's time plus the build's.
+fn first_cells(row: &Row) -> [String; 2] {
+    let Some(first) = row.ours.first else { return ["–".to_owned(), "–".to_owned()] };
+    let multiple = match &row.cmin {
+        Ok(m) => format!("{:.1}", first.as_secs_f64() / (m.time + row.build).as_secs_f64()),
+        Err(_) => "–".to_owned(),
+    };
+    [secs(first.as_secs_f64()), multiple]
+}
+
+/// A row of the main table.
+fn cells(row: &Row, minutes: u64) -> Vec<String> {
+    let ours = &row.ours;
+    let mut cells = vec![row.project.label.to_owned(), thousands(row.files as u64), thousands(row.bytes)];
+    cells.push(counts_cell(&row.libfuzzer.original));
+    cells.push(secs(row.build.as_secs_f64()));
+    cells.extend(cmin_cells(row));
+    cells.extend(first_cells(row));
+    cells.extend(CHECKPOINTS.map(|minute| checkpoint(ours, minute, minutes)));
+    cells.push(format!("{} / {}", ours.new.files, thousands(ours.new.bytes)));
+    cells.push(secs(ours.new.time.as_secs_f64()));
+    cells.push(counts_cell(&row.libfuzzer.ours));
+    cells.push(match &row.cmin {
+        Ok(m) => format!("{:.2}", ours.new.bytes as f64 / m.bytes.max(1) as f64),
+        Err(_) => "–".to_owned(),
+    });
+    cells
+}
+
+/// A row of the phase table: where our time went, by the report.
+fn phase_cells(row: &Row) -> Vec<String> {
+    let mut cells = vec![row.project.name.to_owned()];
+    let Ok(report) = &row.ours.report else { return cells };
+    let phases = &report["phase_seconds"];
+    let names = ["measure", "first_corpus", "crash_build", "rounds", "joins", "alone"];
+    let seconds = report["seconds"].as_f64().unwrap_or_default();
+    let phased: f64 = names.iter().map(|n| phases[n].as_f64().unwrap_or_default()).sum();
+    let tests = report["tests"].as_u64().unwrap_or_default();
+    cells.extend([secs(seconds), secs(seconds - phased)]);
+    cells.extend(names.iter().map(|n| phases[n].as_f64().map_or("–".to_owned(), secs)));
+    cells.push(report["first_complete_seconds"].as_f64().map_or("–".to_owned(), secs));
+    cells.push(thousands(tests));
+    cells.push(format!("{:.0}", tests as f64 / seconds.max(0.001)));
+    cells.push(report["stopped_at_max_time"].to_string());
+    cells
+}
+
+/// Our report's totals, and what in our run deserves a second look.
+fn ours_notes(name: &str, ours: &Ours) -> Vec<String> {
+    let report = match &ours.report {
+        Ok(report) => report,
+        Err(e) => return vec![format!("{name}: ours: {e}")],
+    };
+    let (before, after) = (&report["before"], &report["after"]);
+    let mut notes = vec![format!(
+        "{name}: ours: {}, features (our count, {} build) {} -> {}, covers_every_feature {}, stopped_at_max_time {}",
+        ours.status,
+        report["coverage_build"].as_str().unwrap_or("?"),
+        before["features"],
+        after["features"],
+        report["covers_every_feature"],
+        report["stopped_at_max_time"]
+    )];
+    let inputs = report["inputs"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for status in ["crash", "timeout", "rejected", "empty", "failed", "interrupted"] {
+        let left_out = inputs.iter().filter(|i| i["status"] == status).count();
+        if left_out > 0 {
+            notes.push(format!("{name}: ours: {left_out} inputs left out as {status} (their features are not kept)"));
+        }
+    }
+    if after["files"].as_u64() != Some(ours.new.files as u64) || after["bytes"].as_u64() != Some(ours.new.bytes) {
+        let (files, bytes) = (ours.new.files, ours.new.bytes);
+        notes.push(format!("{name}: ours: the report says {after}, the directory holds {files} files, {bytes} bytes"));
+    }
+    notes
+}
+
+/// Failures, and coverage lost by libFuzzer's count (loudly).
+fn libfuzzer_notes(name: &str, lf: &Libfuzzer) -> Vec<String> {
+    let mut notes = Vec::new();
+    let runs = [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours), ("ours then original", &lf.both)];
+    for (what, counts) in runs {
+        match (counts, &lf.original) {
+            (Err(e), _) => notes.push(format!("{name}: libFuzzer -runs=0 on {what}: {e}")),
+            (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
+                notes.push(format!(
+                    "**{name}: libFuzzer counts fewer in {what} ({}/{}) than in the original**",
+                    c.0, c.1
+                ));
+            }
+            _ => {}
+        }
+    }
+    match (lf.superset(), &lf.both) {
+        (Ok(true), Ok((cov, ft))) => notes.push(format!(
+            "{name}: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, as ours alone: ours covers everything of the original by libFuzzer's count"
+        )),
+        (Ok(false), Ok((cov, ft))) => notes.push(format!(
+            "**{name}: LOST COVERAGE: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, more than ours alone ({}): the original has features ours lacks**",
+            counts_cell(&lf.ours)
+        )),
+        _ => {}
+    }
+    notes
+}
+
+fn print_tables(rows: &[Row], minutes: u64) {
+    let headers = [
+        "corpus",
+        "files",
+        "bytes",
+        "cov/ft",
+        "build",
+        "cmin",
+        "cmin files",
+        "cmin bytes",
+        "cmin cov/ft",
+        "ours first",
+        "first / (cmin + build)",
+        "1 min",
+        "5 min",
+        "15 min",
+        "end",
+        "end time",
+        "ours cov/ft",
+        "bytes ours/cmin",
+    ];
+    table::print(&headers, rows.iter().map(|row| cells(row, minutes)));
+    let phases = [
+        "corpus",
+        "seconds",
+        "build (rest)",
+        "measure",
+        "first corpus",
+        "crash build",
+        "rounds",
+        "joins",
+        "alone",
+        "first complete",
+        "tests",
+        "tests/s",
+        "stopped at max time",
+    ];
+    table::print(&phases, rows.iter().map(phase_cells));
+    println!();
+    for row in rows {
+        let name = row.project.name;
+        if let Err(e) = &row.cmin {
+            println!("- {name}: cmin: {e}");
+        }
+        for note in ours_notes(name, &row.ours).into_iter().chain(libfuzzer_notes(name, &row.libfuzzer)) {
+            println!("- {note}");
+        }
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let minutes: u64 = std::env::var("BENCH_MINUTES").map_or(DEFAULT_MINUTES, |m| {
+        m.parse().unwrap_or_else(|e| panic!("BENCH_MINUTES={m:?} is not a number of minutes: {e}"))
+    });
+    let picked: Vec<&'static Project> = PROJECTS.iter().filter(|p| args.iter().any(|a| a == p.name)).collect();
+    let projects: Vec<&'static Project> = if picked.is_empty() { PROJECTS.iter().collect() } else { picked };
+    let names: Vec<&str> = projects.iter().map(|p| p.name).collect();
+    if !args.iter().any(|a| a == "--bench") {
+        println!("corpus_scale: libFuzzer corpora of {MIN_FILES}+ inputs of {}; cargo fuzz cmin against corpus mode (--max-time {minutes}m), libFuzzer's -runs=0 counts of each (run `cargo bench --bench corpus_scale` to measure)", names.join(", "));
+        return;
+    }
+    // Checked only when measuring: `cargo test --benches FILTER` hands its test filter to every bench.
+    let unknown = args.iter().find(|a| !a.starts_with('-') && !PROJECTS.iter().any(|p| p.name == a.as_str()));
+    assert!(unknown.is_none(), "{unknown:?} is not one of the projects {:?}", PROJECTS.map(|p| p.name));
+    assert!(cargo_fuzz::ensure_installed(), "cargo fuzz is needed: it builds the targets and grows the corpora");
+    let tool = build_tool();
+    let rows: Vec<Row> = projects.into_iter().map(|project| measure(project, &tool, minutes)).collect();
+    print_tables(&rows, minutes);
+}

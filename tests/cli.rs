@@ -682,7 +682,7 @@ fn harness_mode_with_an_unknown_target_lists_the_known_ones() {
     let sample = Sample::copy("tlv");
     let assert = tool().current_dir(root()).arg("no-such-target").arg(&sample.crash).assert().code(4);
     assert_stderr_contains(&assert, "no fuzz target named `no-such-target`");
-    assert_stderr_contains(&assert, "nest, orders, rle, scene, tlv, triage, vm");
+    assert_stderr_contains(&assert, "nest, orders, rle, scene, tlv, triage, varying, vm");
 }
 
 #[test]

@@ -502,7 +502,7 @@ mod tests {
         let project = FuzzProject::locate(None, &repo()).unwrap();
         assert_eq!(project.fuzz_dir, fuzz);
         let unknown = project.target("nope").unwrap_err();
-        assert!(unknown.to_string().contains("nest, orders, rle, scene, tlv, triage, vm"), "{unknown}");
+        assert!(unknown.to_string().contains("nest, orders, rle, scene, tlv, triage, varying, vm"), "{unknown}");
 
         let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
         let harness = build_harness(&project, "tlv", &options).unwrap_or_else(|e| panic!("{e}"));

@@ -1,7 +1,7 @@
 //! Corpus mode against `cargo fuzz cmin` at scale: real crates' fuzz targets, corpora of 2,000 inputs or more grown by libFuzzer, both sides in one run.
 //!
 //! ```text
-//! cargo bench --bench corpus_scale                    # 20 minutes at most per corpus, about 50 minutes in all
+//! cargo bench --bench corpus_scale                    # our run stops at 20 minutes at most; about 10 in all, warm
 //! BENCH_MINUTES=2 cargo bench --bench corpus_scale    # our --max-time, in minutes (a quick check)
 //! cargo bench --bench corpus_scale -- demangle        # one project
 //! ```
@@ -536,12 +536,14 @@ fn ours_notes(name: &str, ours: &Ours) -> Vec<String> {
     };
     let (before, after) = (&report["before"], &report["after"]);
     let mut notes = vec![format!(
-        "{name}: ours: {}, features (our count, {} build) {} -> {}, covers_every_feature {}, stopped_at_max_time {}",
+        "{name}: ours: {}, features (our count, {} build) {} -> {}, covers_every_feature {}, varying_features {}, \
+         stopped_at_max_time {}",
         ours.status,
         report["coverage_build"].as_str().unwrap_or("?"),
         before["features"],
         after["features"],
         report["covers_every_feature"],
+        report["varying_features"],
         report["stopped_at_max_time"]
     )];
     let inputs = report["inputs"].as_array().map(Vec::as_slice).unwrap_or_default();

@@ -1,4 +1,4 @@
-//! Corpus mode: shrink every input of a fuzzing corpus and drop the redundant ones, keeping every coverage feature; the old directory is only read, the new one written as inputs finish.
+//! Corpus mode: shrink every input of a fuzzing corpus and drop the redundant ones, keeping every coverage feature; the old directory is only read, the new one is a complete corpus from the first cover on, each input replaced by its result as it finishes.
 //!
 //! The steps, one file each: [`inputs`] (every file under the directory, each
 //! content once) -> on the [`crate::session::workers`], each with a coverage harness
@@ -104,8 +104,8 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     store.prune(&kept)?;
     let sanitizer = corpus.project.flags.sanitizer;
     let (varying, rounds, measured) = (pinned.features.len(), &rounds, &measured);
-    let parts =
-        Parts { inputs: &inputs, measured, measure_runs, required: &required, rounds, kept, sanitizer, varying };
+    let (inputs, required, pinned) = (&inputs, &required, &pinned.inputs);
+    let parts = Parts { inputs, measured, measure_runs, required, rounds, kept, sanitizer, varying, pinned };
     let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached(), seconds };
     let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
     if options.json {

@@ -28,6 +28,8 @@ pub struct Parts<'a> {
     pub sanitizer: Sanitizer,
     /// Features that only some runs showed (no input showed them on every run).
     pub varying: usize,
+    /// The inputs kept as they are for them (ascending).
+    pub pinned: &'a [usize],
     /// The runs measuring the inputs took.
     pub measure_runs: u64,
 }
@@ -116,7 +118,7 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         (Measured::Rejected, _) => (InputStatus::Rejected, None),
         (Measured::Empty, _) => (InputStatus::Empty, None),
         (Measured::Failed(why), _) => (InputStatus::Failed, Some(why.clone())),
-        (Measured::Covered(_), None) if as_it_is => {
+        (Measured::Covered(_), None) if parts.pinned.binary_search(&index).is_ok() => {
             (InputStatus::Kept, Some(String::from("kept as it is: it shows features that vary from run to run")))
         }
         (Measured::Covered(_), None) => (InputStatus::Covered, None),

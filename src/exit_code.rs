@@ -2,14 +2,14 @@
 //!
 //! | code | meaning |
 //! |-----:|---------|
-//! | 0    | minimized: the result is written and reproduces the same crash (batch mode: no input crashes; corpus mode: the new corpus is written and covers every feature of the old one) |
+//! | 0    | minimized: the result is written and reproduces the same crash (batch mode: no input crashes; corpus mode: the new corpus is written and covers every feature of the old one, also when `--max-time` stopped the shrinking) |
 //! | 1    | internal or other error (I/O, an unexpected failure) |
 //! | 2    | usage error: bad arguments, a missing, unreadable or empty crash file (or one that is not a regular file, or over 64 MiB), a command that cannot be started, an output path that would overwrite the crash file or cannot be written |
 //! | 3    | the input does not crash: nothing to minimize |
 //! | 4    | the fuzz target is unknown or could not be built: not a cargo-fuzz project, an unknown target, a compile error |
 //! | 6    | minimized, but the result did not reproduce the same crash when run again (a flaky target); the result is written anyway (batch mode: some bug's reproducer did not; corpus mode: the new corpus misses a feature of the old one, whose coverage varies from run to run) |
 //! | 7    | batch mode: bugs found, each minimized and verified; the output directory has a folder per bug and the reports |
-//! | 130  | interrupted (Ctrl-C); the best result so far is written |
+//! | 130  | interrupted (Ctrl-C); the best result so far is written (corpus mode: a complete corpus, shrunk as far as it got) |
 //!
 //! Code 5 is unused (earlier versions had no harness mode and said so with it).
 //! The README repeats this table; keep them in step.

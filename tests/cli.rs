@@ -431,6 +431,19 @@ fn replay_with_harness(sample: &Sample, harness: &Path, file: &Path) -> (ExitSta
 }
 
 /// Whether `cargo fuzz` works here.
+/// `cov:` and `ft:` of the `INITED` line of libFuzzer `binary` run with `-runs=0` over `dirs`.
+fn inited_counts(binary: &Path, dirs: &[&Path]) -> (u64, u64) {
+    let output = Command::new(binary).arg("-runs=0").args(dirs).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{binary:?} -runs=0 failed:\n{stderr}");
+    let line = stderr.lines().find(|l| l.contains("INITED")).unwrap_or_else(|| panic!("no INITED line:\n{stderr}"));
+    let count = |key: &str| -> u64 {
+        let rest = &line[line.find(key).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len()..];
+        rest.split_whitespace().next().unwrap().parse().unwrap()
+    };
+    (count("cov: "), count("ft: "))
+}
+
 fn cargo_fuzz_installed() -> bool {
     cargo_fuzz::installed()
 }

@@ -72,16 +72,7 @@ fn files(dir: &Path) -> Vec<(String, String)> {
 
 /// `cov:` and `ft:` of libFuzzer's `INITED` line for a plain `cargo fuzz build` of `target` over `dirs`.
 fn libfuzzer_counts(target: &str, dirs: &[&Path]) -> (u64, u64) {
-    let binary = libfuzzer_binary(target);
-    let output = Command::new(&binary).arg("-runs=0").args(dirs).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{binary:?} -runs=0 failed:\n{stderr}");
-    let line = stderr.lines().find(|l| l.contains("INITED")).unwrap_or_else(|| panic!("no INITED line:\n{stderr}"));
-    let count = |key: &str| -> u64 {
-        let rest = &line[line.find(key).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len()..];
-        rest.split_whitespace().next().unwrap().parse().unwrap()
-    };
-    (count("cov: "), count("ft: "))
+    inited_counts(&libfuzzer_binary(target), dirs)
 }
 
 /// The `cargo fuzz build --sanitizer none` binary of `target`.

@@ -428,18 +428,6 @@ fn demangle_project() -> PathBuf {
     dir
 }
 
-/// `cov:` and `ft:` of libFuzzer's `INITED` line for `binary` over `dirs`.
-fn inited_counts(binary: &Path, dirs: &[&Path]) -> (u64, u64) {
-    let output = Command::new(binary).arg("-runs=0").args(dirs).output().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let line = stderr.lines().find(|l| l.contains("INITED")).unwrap_or_else(|| panic!("no INITED line:\n{stderr}"));
-    let count = |key: &str| -> u64 {
-        let rest = &line[line.find(key).unwrap_or_else(|| panic!("no {key} in {line}")) + key.len()..];
-        rest.split_whitespace().next().unwrap().parse().unwrap()
-    };
-    (count("cov: "), count("ft: "))
-}
-
 /// Issue 36: features are counted on the build users fuzz with. A corpus
 /// that libFuzzer grew itself, on `cargo fuzz build`'s default binary
 /// (AddressSanitizer), loses nothing by libFuzzer's own count there.

@@ -21,7 +21,7 @@
 
 use crate::corpus::drive::{Item, KeptResult, Phase};
 use crate::corpus::joined::Joined;
-use crate::corpus::rounds::{cover, Rounds};
+use crate::corpus::rounds::{cover, release_dropped, Rounds};
 use crate::corpus::store::Store;
 use crate::corpus::work::{Event, Job};
 use crate::reduce::StopReason;
@@ -51,11 +51,7 @@ pub fn entries(done: &Rounds, required: &[u32], store: &mut Store) -> anyhow::Re
             Entry { origins: vec![item.origin], item }
         })
         .collect();
-    for (index, result) in done.results.iter().enumerate() {
-        if !picks.iter().any(|p| p.index == index) {
-            store.release(&result.sha1)?;
-        }
-    }
+    release_dropped(&done.results, &picks, store)?;
     entries.sort_by_key(|e| std::cmp::Reverse(e.item.bytes.len()));
     Ok(entries)
 }

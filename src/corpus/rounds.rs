@@ -56,7 +56,8 @@ pub fn shrink_rounds(
         let earlier = picks.iter().filter(|p| items[p.index].done).count();
         phase.status.line(&announce(done.rounds, (picks.len(), earlier), items.len()));
         if done.rounds > 1 {
-            release_dropped(&items, &picks, store, phase)?;
+            release_dropped(&items, &picks, store)?;
+            phase.status.corpus(store.size());
         }
         let kept = done.adopt_splits(shrink_kept(&items, &picks, store, phase)?);
         record(&mut done.latest, &kept);
@@ -117,16 +118,15 @@ pub fn first_corpus(
     Ok(picks.iter().any(|p| !items[p.index].done))
 }
 
-/// The files of the items a round's cover does not keep go (in the first
-/// round none was written).
-fn release_dropped(items: &[Item], picks: &[Pick], store: &mut Store, phase: &mut Phase) -> anyhow::Result<()> {
+/// The files of the items a cover does not keep go (a round's, or the
+/// joins'; in the first round none was written).
+pub fn release_dropped(items: &[Item], picks: &[Pick], store: &mut Store) -> anyhow::Result<()> {
     let picked: HashSet<usize> = picks.iter().map(|p| p.index).collect();
     for (index, item) in items.iter().enumerate() {
         if !picked.contains(&index) {
             store.release(&item.sha1)?;
         }
     }
-    phase.status.corpus(store.size());
     Ok(())
 }
 

@@ -59,9 +59,9 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     let layout = Layout::new(scratch);
     let prepared = prepare_workspace(project, &layout, &cargo, &host)?;
     let target_dir = variant_target_dir(options.target_dir.clone().unwrap_or_else(|| layout.target_dir()), options);
-    // A coverage build without the wrapper compiles our crates otherwise
-    // under the same flags: cargo could not tell the two apart.
-    let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage || options.rustc_wrapper.is_some());
+    // cargo keeps RUSTFLAGS out of file names: a coverage build sharing the
+    // crash build's directory would replace its files at every run (0066).
+    let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage);
     let command = build_command(&cargo, project, (target, &host), (&prepared.manifest, &target_dir, shared), options);
     let built = run_build(command, target, options.echo)?;
     let mut checked = vec![(LIBFUZZER_SYS, None)];
@@ -117,7 +117,8 @@ fn prepare_workspace(
 /// its artifacts in `target_dir` and, when `shared` names one, its
 /// intermediate files in the build directory `cargo fuzz build` uses: what
 /// both compile alike (build scripts and proc macros at least) is compiled
-/// once; RUSTFLAGS are in every file's name, so neither rebuilds the other's.
+/// once (the crash build's and `cargo fuzz build`'s files get different
+/// names; a coverage build's would not, so it never shares: decision 0066).
 fn build_command(
     cargo: &OsStr,
     project: &FuzzProject,

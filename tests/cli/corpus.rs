@@ -367,6 +367,12 @@ fn max_time_bounds_the_whole_run_which_ends_with_a_complete_corpus() {
     assert!(covers_by_libfuzzer(&output, &corpus));
 }
 
+/// The binaries a run's "built PATH in TIME" lines name, in order.
+fn built_binaries(stderr: &str) -> Vec<PathBuf> {
+    let named = stderr.lines().filter_map(|l| l.strip_prefix("built ")?.rsplit_once(" in ").map(|(p, _)| p.into()));
+    named.collect()
+}
+
 /// Copies every file of `from` into `to` (created).
 fn copy_files(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -387,12 +393,18 @@ fn an_earlier_output_is_kept_and_only_what_it_lacks_is_shrunk() {
     }
     let full = run_corpus(TYPED, &grown, &first, &[]);
     assert_eq!(full.code, Some(0), "{}", full.stderr);
+    let coverage_build = built_binaries(&full.stderr).into_iter().next().expect("the coverage build's line");
+    let linked = std::fs::metadata(&coverage_build).unwrap().modified().unwrap();
     // The nightly job: the earlier output from another machine (no journal), a tenth more inputs.
     let again = dir.path().join("again");
     copy_files(&first, &again);
     copy_files(&corpus, &grown);
     let rerun = run_corpus(TYPED, &grown, &again, &[]);
     assert_eq!(rerun.code, Some(0), "{}", rerun.stderr);
+    // The crash build in between left the coverage build's files alone (decision 0066).
+    assert_eq!(built_binaries(&rerun.stderr)[0], coverage_build);
+    let relinked = std::fs::metadata(&coverage_build).unwrap().modified().unwrap();
+    assert_eq!(relinked, linked, "the coverage harness was rebuilt on a warm project:\n{}", rerun.stderr);
     assert_eq!(rerun.report["covers_every_feature"], true, "{:#}", rerun.report);
     let (full_tests, rerun_tests) = (full.report["tests"].as_u64().unwrap(), rerun.report["tests"].as_u64().unwrap());
     eprintln!("full run {full_tests} tests, incremental {rerun_tests}");

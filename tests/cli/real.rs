@@ -42,7 +42,17 @@ fn plain_project() -> PathBuf {
          [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\n\
          [workspace]\nmembers = [\".\"]\n\n\
          [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
-         [[bin]]\nname = \"stdpanics\"\npath = \"fuzz_targets/stdpanics.rs\"\ntest = false\ndoc = false\nbench = false\n",
+         [[bin]]\nname = \"stdpanics\"\npath = \"fuzz_targets/stdpanics.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
+         [[bin]]\nname = \"text\"\npath = \"fuzz_targets/text.rs\"\ntest = false\ndoc = false\nbench = false\n",
+    );
+    write(
+        "fuzz/fuzz_targets/text.rs",
+        "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+         fuzz_target!(|s: &str| {\n    \
+             if s.matches('}').count() >= 3 && s.contains('x') {\n        \
+                 panic!(\"three braces and an x\");\n    \
+             }\n\
+         });\n",
     );
     write(
         "fuzz/fuzz_targets/sum500.rs",
@@ -133,6 +143,27 @@ fn a_vec_target_without_a_derive_or_a_lockfile_reaches_the_simplest_value_and_le
     assert_eq!(summary["structure"]["recorded"], true);
     assert_eq!(std::fs::read(project.join("fuzz/Cargo.lock")).unwrap(), lock, "the user's lockfile is only read");
     std::fs::remove_file(project.join("fuzz/Cargo.lock")).unwrap();
+}
+
+/// The most common typed target, `|s: &str|` (`arbitrary` reads the whole
+/// input as the string, no length): characters inside it are deleted, whole
+/// (decision 0089). Before, only lowering reached it: 39 bytes of `'0'`s
+/// and the four characters the bug needs.
+#[test]
+fn a_str_target_keeps_only_the_characters_the_bug_needs() {
+    let _lock = plain_lock();
+    let project = plain_project();
+    let dir = tempfile::tempdir().unwrap();
+    let crash = dir.path().join("crash-text");
+    std::fs::write(&crash, "abc}dé}ghi}jkl x m\u{80}o pqr}}} stu vwx yz").unwrap();
+    let output = dir.path().join("minimized");
+    let mut command = Command::new(BIN);
+    command.current_dir(&project).args(["--json", "--no-verify-libfuzzer", "-o"]).arg(&output).arg("text").arg(&crash);
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "{stderr}");
+    let result = String::from_utf8(std::fs::read(&output).unwrap()).unwrap();
+    assert_eq!((result.matches('}').count(), result.matches('x').count(), result.len()), (3, 1, 4), "{result:?}");
 }
 
 /// An `arbitrary` without the hooks (1.3.2, locked by the user): one warning

@@ -1,4 +1,4 @@
-//! String and byte-vector contents: delete bytes inside them while rewriting the length `arbitrary` read for them from the back.
+//! String and byte-vector contents: delete bytes inside them while rewriting the length `arbitrary` read for them from the back, or none for contents read to the end.
 //!
 //! `arbitrary` reads a `String`, `&str` or `Vec<u8>` as a length (a draw from
 //! the back of the input) followed by that many bytes from the front. A byte
@@ -40,6 +40,80 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         Some(replace_ranges(&tc.bytes, &[(cut, &[]), (len.span.clone(), &written)]))
     })?;
     Ok(())
+}
+
+/// Chooses contents (the last first) on an input that draws alone describe
+/// (`&str`, `Vec<String>`: `delete-blocks` deletes there by whole draws) and
+/// an index in them (from the end down), and deletes the largest block
+/// ending there that stays interesting, in whole characters when they are
+/// UTF-8, writing their length when one was read for them. Contents read to
+/// the end (`arbitrary_take_rest`'s `&str`) have no length to write: a
+/// `|s: &str|` target's string lost no character to any other pass but
+/// lowering (decision 0089).
+pub(crate) fn delete_inside(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let draws = &tc.draws;
+    let last = draws.len().checked_sub(1);
+    let paired = |i: usize| i > 0 && draws[i - 1].kind == DrawKind::Len;
+    let targets: Vec<usize> = if tc.draws_only() {
+        let deletable = |&i: &usize| draws[i].kind == DrawKind::Bytes && (paired(i) || Some(i) == last);
+        (0..draws.len()).filter(deletable).filter(|&i| !draws[i].span.is_empty()).collect()
+    } else {
+        Vec::new()
+    };
+    let t = chooser.choose(targets.len(), |_| true)?;
+    let (contents, len) = (&draws[targets[t]], paired(targets[t]).then(|| &draws[targets[t] - 1]));
+    let span = contents.span.clone();
+    let units = Units::of(&tc.bytes[span.clone()]);
+    // An end whose unit the next one repeats: deleting either gives the same bytes.
+    let j = chooser.choose(units.count(), |j| !units.repeats(j))?;
+    let deleted = grow(sh, |k| {
+        let cut = units.block(j, k)?;
+        let cut = span.start + cut.start..span.start + cut.end;
+        let mut edits: Vec<(Range<usize>, &[u8])> = vec![(cut.clone(), &[])];
+        let written = len.map(|len| len.encode((span.len() - cut.len()) as u128));
+        edits.extend(len.zip(written.as_deref()).map(|(len, written)| (len.span.clone(), written)));
+        Some(replace_ranges(&tc.bytes, &edits))
+    })?;
+    if deleted > 0 {
+        chooser.resume_at(vec![t, (j + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);
+    }
+    Ok(())
+}
+
+/// Contents cut into the units a deletion takes whole: characters when they
+/// are UTF-8 (cutting into one leaves bytes `arbitrary` stops the string
+/// at), bytes otherwise. Unit `j` is `starts[j]..starts[j + 1]`.
+struct Units<'a> {
+    bytes: &'a [u8],
+    starts: Vec<usize>,
+}
+
+impl<'a> Units<'a> {
+    fn of(bytes: &'a [u8]) -> Self {
+        let starts = match std::str::from_utf8(bytes) {
+            Ok(text) => text.char_indices().map(|(i, _)| i).chain([bytes.len()]).collect(),
+            Err(_) => (0..=bytes.len()).collect(),
+        };
+        Units { bytes, starts }
+    }
+
+    fn count(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    fn unit(&self, j: usize) -> &[u8] {
+        &self.bytes[self.starts[j]..self.starts[j + 1]]
+    }
+
+    fn repeats(&self, j: usize) -> bool {
+        j + 1 < self.count() && self.unit(j) == self.unit(j + 1)
+    }
+
+    /// The bytes of the `k` units ending with unit `j`, if there are that many.
+    fn block(&self, j: usize, k: usize) -> Option<Range<usize>> {
+        (k <= j + 1).then(|| self.starts[j + 1 - k]..self.starts[j + 1])
+    }
 }
 
 /// `k` bytes at one end of a string's contents, or more, to the next
@@ -132,6 +206,49 @@ mod tests {
         };
         assert_eq!(run("spell-lengths", b"abcXY\x09", oracle), b"abcXY\x03");
         assert_eq!(tests, 2, "the input's own run, then one test");
+    }
+
+    /// A `|s: &str|` target's input: one string read to the end, no length.
+    fn rest(input: &[u8]) -> Vec<Example> {
+        vec![Example::new(0..input.len(), input.len()..input.len(), "draw:bytes", 1)]
+    }
+
+    #[test]
+    fn deletes_inside_a_string_read_to_the_end_down_to_what_the_bug_needs() {
+        let mut tests = 0;
+        let oracle = |s: &[u8]| {
+            tests += 1;
+            let text = std::str::from_utf8(s).expect("characters are deleted whole");
+            let braces = text.chars().filter(|&c| c == '}').count();
+            if braces >= 3 && text.contains('x') {
+                Verdict::Interesting(rest(s))
+            } else {
+                Verdict::Boring
+            }
+        };
+        let input = "abc}dé}ghi}jkl x m\u{80}o pqr}}} stu vwx yz";
+        let result = run("delete-in-contents", input.as_bytes(), oracle);
+        assert_eq!(result.len(), 4, "{:?}", String::from_utf8_lossy(&result));
+        assert!(tests < 3 * input.len(), "{tests} tests");
+    }
+
+    #[test]
+    fn deletes_inside_contents_read_after_their_length_writing_the_length() {
+        // "x" then "y" apart, in noise, with a tail nobody reads and the length last.
+        let mut input = b"qqqxqqqqyqqq".to_vec();
+        input.extend([7u8; 5]);
+        input.push(12);
+        let oracle = |s: &[u8]| {
+            let (text, examples) = string(s);
+            let x = text.iter().position(|&b| b == b'x');
+            if x.is_some_and(|x| text[x..].contains(&b'y')) {
+                Verdict::Interesting(examples)
+            } else {
+                Verdict::Boring
+            }
+        };
+        let result = run("delete-in-contents", &input, oracle);
+        assert_eq!(string(&result).0, b"xy", "{result:?}");
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-examples", tier: Tier::Delete, guarantee: true, step: delete_examples::step },
     PassDef { name: "delete-draw-periods", tier: Tier::Delete, guarantee: false, step: draws::delete_periods },
     PassDef { name: "delete-blocks", tier: Tier::Delete, guarantee: true, step: delete_blocks::step },
+    PassDef { name: "delete-in-contents", tier: Tier::Delete, guarantee: true, step: contents::delete_inside },
     PassDef { name: "shortest-encoding-any", tier: Tier::Shrink, guarantee: false, step: encoding::shortest },
     PassDef { name: "delete-record-runs", tier: Tier::Shrink, guarantee: false, step: records::delete_runs },
     PassDef { name: "keep-ends", tier: Tier::Shrink, guarantee: false, step: ends::step },

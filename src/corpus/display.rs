@@ -45,10 +45,11 @@ impl Status {
         self.status.line(text);
     }
 
-    /// Inputs measured so far.
-    pub fn measuring(&mut self, done: usize, total: usize) {
+    /// Inputs measured so far (`again`: run again, for coverage that varies).
+    pub fn measuring(&mut self, done: usize, total: usize, again: bool) {
         let seconds = self.started.elapsed().as_secs_f64();
-        self.status.draw(|| format!("[{seconds:>6.1}s] measuring coverage: {done}/{total} inputs run"));
+        let what = if again { "measuring coverage again (does it vary?)" } else { "measuring coverage" };
+        self.status.draw(|| format!("[{seconds:>6.1}s] {what}: {done}/{total} inputs run"));
     }
 
     /// The corpus read, once measured.
@@ -60,7 +61,7 @@ impl Status {
     pub fn first_corpus(&mut self, new: Size) {
         (self.now, self.first) = (new, Some((new, Instant::now())));
         let seconds = self.started.elapsed().as_secs_f64();
-        self.line(&format!("[{seconds:>6.1}s] a complete corpus is in place: {}; shrinking it", self.versus()));
+        self.line(&format!("[{seconds:>6.1}s] a complete corpus is in place: {}; improving it", self.versus()));
     }
 
     /// Seconds from the start to the first complete corpus, once written.

@@ -1,4 +1,4 @@
-//! The corpus run's phases on the workers: measure every input once; then, each round, shrink each kept input (or take its result from an earlier run) and save it as it finishes, with the input split off it if any.
+//! The corpus run's phases on the workers: measure every input (once, then again for coverage that varies); then, each round, shrink each kept input (or take its result from an earlier run) and save it as it finishes, with the input split off it if any.
 
 use anyhow::anyhow;
 use crossbeam_channel::{Receiver, Sender};
@@ -94,29 +94,40 @@ pub struct Measures {
     pub runs: u64,
 }
 
-/// Runs every readable input (twice, more when its coverage varies);
-/// unreadable ones are `Failed`.
-pub fn measure_all(inputs: &[CorpusInput], phase: &mut Phase) -> Measures {
+/// Runs every readable input once (unreadable ones are `Failed`); or, given
+/// those `first` runs, again every input they covered (more when its
+/// coverage varies: decision 0088), the others left as they were. Stopped
+/// (Ctrl-C, `--max-time`), the runs not made again leave the first ones.
+pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut Phase) -> Measures {
     let mut measured: Vec<Option<Measured>> = vec![None; inputs.len()];
     let mut varying = vec![Vec::new(); inputs.len()];
     let mut pending = 0;
     for (index, input) in inputs.iter().enumerate() {
-        match &input.input.bytes {
-            Ok(bytes) => {
-                phase.jobs.send(Job::Measure { index, bytes: bytes.clone() }).expect("the workers are running");
-                pending += 1;
+        let job = match (first.map(|f| &f.measured[index]), &input.input.bytes) {
+            (Some(Measured::Covered(features)), Ok(bytes)) => {
+                Job::Measure { index, bytes: bytes.clone(), first: Some(features.clone()) }
             }
-            Err(error) => measured[index] = Some(Measured::Failed(format!("cannot read it: {error}"))),
-        }
+            (Some(earlier), _) => {
+                measured[index] = Some(earlier.clone());
+                continue;
+            }
+            (None, Ok(bytes)) => Job::Measure { index, bytes: bytes.clone(), first: None },
+            (None, Err(error)) => {
+                measured[index] = Some(Measured::Failed(format!("cannot read it: {error}")));
+                continue;
+            }
+        };
+        phase.jobs.send(job).expect("the workers are running");
+        pending += 1;
     }
-    let (total, mut runs) = (pending, 0);
+    let (total, mut runs) = (pending, first.map_or(0, |f| f.runs));
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
         if let Event::Measured { index, result, varying: some, runs: made } = event {
             (measured[index], varying[index]) = (Some(result), some);
             runs += made;
             pending -= 1;
-            phase.status.measuring(total - pending, total);
+            phase.status.measuring(total - pending, total, first.is_some());
         }
     }
     let measured = measured.into_iter().map(|m| m.unwrap_or_else(|| Measured::Failed(String::from("not run"))));

@@ -131,50 +131,83 @@ struct Setting<'a> {
     build_recording: &'a dyn Fn() -> Result<(), Failure>,
 }
 
-/// Measures every input, writes the first complete corpus, then the
-/// rounds, the joins and the last shrinks (these two skipped when stopped);
-/// what the report is made of.
+/// Measures every input once and writes the first complete corpus; runs
+/// every input again (coverage that varies) and settles the corpus on what
+/// every run showed; then the rounds, the joins and the last shrinks (these
+/// two skipped when stopped); what the report is made of.
 fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &mut Phase) -> Result<Phased, Failure> {
     let mut lap = Lap(Instant::now());
     let mut seconds = PhaseSeconds::default();
-    let Measures { measured, varying, runs } = measure_all(inputs, phase);
+    let once = measure_all(inputs, None, phase);
     seconds.measure = lap.next();
-    instrumented(&measured)?;
-    let required = union(measured.iter().filter_map(|m| match m {
+    instrumented(&once.measured)?;
+    phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), setting.workers));
+    let (items, required) = kept_items(inputs, &once.measured, setting.shard);
+    let (files, bytes) = old_size(inputs);
+    phase.status.old_corpus(Size { files, bytes, features: required.len() });
+    let first = rounds::first_corpus(&items, &required, store, phase)?;
+    seconds.first_corpus = lap.next();
+    let Measures { measured, varying, runs } = measure_all(inputs, Some(&once), phase);
+    seconds.measure_again = lap.next();
+    let (items, required) = kept_items(inputs, &measured, setting.shard);
+    let sizes: Vec<usize> = inputs.iter().map(|i| i.bytes().len()).collect();
+    let all = union(measured.iter().filter_map(|m| match m {
         Measured::Covered(features) => Some(features.as_slice()),
         _ => None,
     }));
-    let sizes: Vec<usize> = inputs.iter().map(|i| i.bytes().len()).collect();
-    let pinned = varying::pinned(&sizes, &measured, &varying, &required);
-    phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), setting.workers));
-    let (files, bytes) = old_size(inputs);
-    phase.status.old_corpus(Size { files, bytes, features: required.len() });
-    let items = normal_items(inputs, &measured);
-    let (items, required) = match setting.shard {
-        Some(shard) => share(inputs, items, &required, shard),
-        None => (items, required),
-    };
-    let pins: Vec<&[u8]> = pinned.inputs.iter().map(|&i| inputs[i].bytes()).collect();
-    let shrinking = rounds::first_corpus((&items, &pins), &required, store, phase)?;
-    seconds.first_corpus = lap.next();
+    let pinned = varying::pinned(&sizes, &measured, &varying, &all);
+    let mut phased =
+        Phased { measured, measure_runs: runs, required, pinned, rounds: Rounds::none(inputs.len()), seconds };
+    // Stopped while measuring again: inputs not run again keep their first run's features.
+    let pins: Vec<&[u8]> = phased.pinned.inputs.iter().map(|&i| inputs[i].bytes()).collect();
+    let shrinking = rounds::settle(&first, (&items, &pins), &phased.required, store, phase)?;
     if shrinking {
         phase.status.clear();
         (setting.build_recording)()?;
     }
-    seconds.crash_build = lap.next();
-    let mut rounds = shrink_rounds(items, &required, inputs.len(), store, phase)?;
-    seconds.rounds = lap.next();
+    phased.seconds.crash_build = lap.next();
+    shrink_phases(items, setting, (inputs.len(), &mut lap), store, phase, &mut phased)?;
+    Ok(phased)
+}
+
+/// The rounds, then (unless stopped) the joins and the last shrinks, into `phased`.
+fn shrink_phases(
+    items: Vec<Item>,
+    setting: &Setting,
+    (origins, lap): (usize, &mut Lap),
+    store: &mut Store,
+    phase: &mut Phase,
+    phased: &mut Phased,
+) -> Result<(), Failure> {
+    let required = &phased.required;
+    let mut rounds = shrink_rounds(items, required, origins, store, phase)?;
+    phased.seconds.rounds = lap.next();
     if !phase.interrupt.is_raised() {
-        let mut entries = join::entries(&rounds, &required, store)?;
+        let mut entries = join::entries(&rounds, required, store)?;
         if setting.structure {
-            join::join_results(&mut rounds, &mut entries, &required, store, phase)?;
+            join::join_results(&mut rounds, &mut entries, required, store, phase)?;
         }
-        seconds.joins = lap.next();
-        alone::shrink_alone(&mut rounds, &mut entries, &required, setting.workers, store, phase)?;
-        seconds.alone = lap.next();
+        phased.seconds.joins = lap.next();
+        alone::shrink_alone(&mut rounds, &mut entries, required, setting.workers, store, phase)?;
+        phased.seconds.alone = lap.next();
         rounds.results = entries.into_iter().map(|e| e.item).collect();
     }
-    Ok(Phased { measured, measure_runs: runs, required, pinned, rounds, seconds })
+    phased.rounds = rounds;
+    Ok(())
+}
+
+/// The inputs that ran normally as items, and the features they cover
+/// (with `--shard`, this shard's share of both).
+fn kept_items(inputs: &[CorpusInput], measured: &[Measured], shard: Option<Shard>) -> (Vec<Item>, Vec<u32>) {
+    let required = union(measured.iter().filter_map(|m| match m {
+        Measured::Covered(features) => Some(features.as_slice()),
+        _ => None,
+    }));
+    let items = normal_items(inputs, measured);
+    match shard {
+        Some(shard) => share(inputs, items, &required, shard),
+        None => (items, required),
+    }
 }
 
 /// What the phases leave for the report.

@@ -55,6 +55,9 @@ pub struct PhaseSeconds {
     pub measure: f64,
     /// The first complete corpus written.
     pub first_corpus: f64,
+    /// Every input run again (more when its coverage varies), and the
+    /// corpus settled on what every run showed.
+    pub measure_again: f64,
     /// The crash build (records examples), when anything is to be shrunk.
     pub crash_build: f64,
     /// The rounds of cover and shrink.

@@ -49,7 +49,7 @@ pub fn shrink_rounds(
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Rounds> {
-    let mut done = Rounds { latest: vec![None; origins], roots: (0..origins).collect(), ..Rounds::default() };
+    let mut done = Rounds::none(origins);
     while done.rounds < MAX_ROUNDS {
         done.rounds += 1;
         let picks = cover(&items, required);
@@ -100,11 +100,30 @@ fn cover_of(items: &[Item], indices: &[usize], required: &[u32]) -> Vec<Pick> {
     picks.into_iter().map(|p| Pick { index: indices[p.index], assigned: p.assigned }).collect()
 }
 
-/// Writes the first complete corpus: the inputs the first round's cover
-/// keeps, and those `pinned` for features that vary, as they are. From then
-/// on `--max-time` may stop the run. Whether any of them is to be shrunk
-/// (not all an earlier run's results).
+/// Writes the first complete corpus: the inputs a cover of `items` keeps,
+/// as they are, after one run each. From then on `--max-time` may stop the
+/// run. Returns the files it holds, for [`settle`].
 pub fn first_corpus(
+    items: &[Item],
+    required: &[u32],
+    store: &mut Store,
+    phase: &mut Phase,
+) -> anyhow::Result<Vec<String>> {
+    let picks = cover(items, required);
+    store.seed(picks.iter().map(|p| items[p.index].bytes.as_slice()))?;
+    let (files, bytes) = store.size();
+    phase.status.first_corpus(Size { files, bytes, features: required.len() });
+    phase.deadline.arm(phase.interrupt);
+    Ok(picks.iter().map(|p| items[p.index].sha1.clone()).collect())
+}
+
+/// Once every input ran again: writes the inputs the first round's cover
+/// keeps (of what every run showed) and those `pinned` for features that
+/// vary, as they are, then lets go of the `first` corpus's files (a file
+/// both keep stays). Whether any of them is to be shrunk (not all an
+/// earlier run's results).
+pub fn settle(
+    first: &[String],
     (items, pinned): (&[Item], &[&[u8]]),
     required: &[u32],
     store: &mut Store,
@@ -112,9 +131,10 @@ pub fn first_corpus(
 ) -> anyhow::Result<bool> {
     let picks = cover(items, required);
     store.seed(picks.iter().map(|p| items[p.index].bytes.as_slice()).chain(pinned.iter().copied()))?;
-    let (files, bytes) = store.size();
-    phase.status.first_corpus(Size { files, bytes, features: required.len() });
-    phase.deadline.arm(phase.interrupt);
+    for name in first {
+        store.release(name)?;
+    }
+    phase.status.corpus(store.size());
     Ok(picks.iter().any(|p| !items[p.index].done))
 }
 
@@ -131,6 +151,11 @@ pub fn release_dropped(items: &[Item], picks: &[Pick], store: &mut Store) -> any
 }
 
 impl Rounds {
+    /// No round run, over `origins` corpus inputs.
+    pub fn none(origins: usize) -> Rounds {
+        Rounds { latest: vec![None; origins], roots: (0..origins).collect(), ..Rounds::default() }
+    }
+
     /// Gives each input split off a result an origin of its own (rooted where
     /// the result is), as a result after the round's others.
     fn adopt_splits(&mut self, mut kept: Vec<KeptResult>) -> Vec<KeptResult> {

@@ -95,16 +95,14 @@ impl Runner {
         }
     }
 
-    /// Runs `bytes` twice, and up to [`MEASURE_RUNS`] times when the two
-    /// runs differ: what the first run showed (its features replaced by
-    /// those every run had), and the features only some runs had, ascending
-    /// (coverage that varies from run to run: a `HashMap`'s random keys).
-    /// Returns them with the runs made.
-    pub fn measure_repeated(&mut self, bytes: &[u8]) -> (Measured, Vec<u32>, u64) {
-        let first = self.measure(bytes);
-        let Measured::Covered(mut every) = first else { return (first, Vec::new(), 1) };
-        let mut runs = 1;
-        let mut some = every.clone();
+    /// Runs `bytes` again after a first run that covered `first`, once, and
+    /// up to [`MEASURE_RUNS`] runs in all when the two differ: the features
+    /// every run had (as `Covered`), and those only some runs had, ascending
+    /// (coverage that varies from run to run: a cache, a random seed).
+    /// Returns them with the runs made here.
+    pub fn measure_again(&mut self, bytes: &[u8], first: &[u32]) -> (Measured, Vec<u32>, u64) {
+        let (mut every, mut some) = (first.to_vec(), first.to_vec());
+        let mut runs = 0;
         for run in 1..MEASURE_RUNS {
             // The first two runs agree: the input's coverage does not vary.
             if run > 1 && some == every {

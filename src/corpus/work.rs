@@ -16,12 +16,15 @@ use crate::session::workers::{Slot, Work};
 /// Work for a worker.
 #[derive(Debug)]
 pub enum Job {
-    /// Run an input for its features (twice, more when they vary).
+    /// Run an input for its features: once (`first` is `None`), or again
+    /// after a first run that covered `first` (more when they vary).
     Measure {
         /// The input's index.
         index: usize,
         /// Its contents.
         bytes: Vec<u8>,
+        /// What its first run covered, when this is the run again.
+        first: Option<Vec<u32>>,
     },
     /// Run the results an earlier run saved for a kept input (its result,
     /// and the input split off it if any) for their features.
@@ -125,8 +128,18 @@ impl Work<Job, Event> for CorpusWork<'_> {
 
     fn handle(&self, slot: &Slot, runner: &mut Runner, job: &Job, events: &Sender<Event>) -> Event {
         match job {
-            Job::Measure { index, bytes } => {
-                let (result, varying, runs) = runner.measure_repeated(bytes);
+            Job::Measure { index, bytes, first: None } => {
+                Event::Measured { index: *index, result: runner.measure(bytes), varying: Vec::new(), runs: 1 }
+            }
+            // Stopped: what the first run covered stands.
+            Job::Measure { index, first: Some(first), .. } if self.interrupt.is_raised() => Event::Measured {
+                index: *index,
+                result: Measured::Covered(first.clone()),
+                varying: Vec::new(),
+                runs: 0,
+            },
+            Job::Measure { index, bytes, first: Some(first) } => {
+                let (result, varying, runs) = runner.measure_again(bytes, first);
                 Event::Measured { index: *index, result, varying, runs }
             }
             Job::Check { index, parts } => {

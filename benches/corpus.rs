@@ -38,15 +38,19 @@
 
 #[path = "support/cargo_fuzz.rs"]
 mod cargo_fuzz;
+#[path = "support/corpus_counts.rs"]
+mod corpus_counts;
 #[path = "support/table.rs"]
 mod table;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use corpus_counts::{counts, host_triple, size, tail, thousands, Counts};
 
 /// The targets measured: the three typed ones and the bytes one.
 const TARGETS: [&str; 4] = ["config", "scene", "commands", "triage"];
@@ -88,13 +92,6 @@ fn generate(release: &Path, target: &str, dir: &Path, count: usize) {
     assert!(out.status.success(), "planted-corpus {target} failed:\n{}", String::from_utf8_lossy(&out.stderr));
 }
 
-/// The last lines of a process's stderr, for a note.
-fn tail(output: &Output) -> String {
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
-    lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
-}
-
 /// Whether `cargo fuzz` runs (installed first when missing); says why not when it does not.
 fn cargo_fuzz_installed() -> bool {
     let installed = cargo_fuzz::ensure_installed();
@@ -102,12 +99,6 @@ fn cargo_fuzz_installed() -> bool {
         println!("no cmin column");
     }
     installed
-}
-
-fn host_triple() -> String {
-    let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
 }
 
 /// `cargo fuzz build --sanitizer none TARGET`; returns the binary.
@@ -118,25 +109,9 @@ fn libfuzzer_binary(target: &str) -> Result<PathBuf, String> {
         .output()
         .map_err(|e| format!("cargo fuzz build did not run: {e}"))?;
     if !out.status.success() {
-        return Err(format!("cargo fuzz build --sanitizer none {target} failed: {}", tail(&out)));
+        return Err(format!("cargo fuzz build --sanitizer none {target} failed: {}", tail(&out.stderr)));
     }
     Ok(root().join("fuzz/target").join(host_triple()).join("release").join(target))
-}
-
-/// Files and bytes under `dir`, recursively (as libFuzzer reads a corpus).
-fn size(dir: &Path) -> (usize, u64) {
-    let mut total = (0, 0);
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("read {}: {e}", dir.display())) {
-        let entry = entry.expect("a directory entry");
-        let meta = entry.metadata().expect("a file's metadata");
-        if meta.is_dir() {
-            let (files, bytes) = size(&entry.path());
-            total = (total.0 + files, total.1 + bytes);
-        } else {
-            total = (total.0 + 1, total.1 + meta.len());
-        }
-    }
-    total
 }
 
 /// One side's new corpus: where, how large, how long it took.
@@ -167,7 +142,7 @@ fn cmin(target: &str, corpus: &Path, scratch: &Path) -> Result<Minimized, String
     let (files, bytes) = if copy.is_dir() { size(&copy) } else { (0, 0) };
     if !out.status.success() || files == 0 {
         let stdout = String::from_utf8_lossy(&out.stdout);
-        return Err(format!("cmin left {files} files ({}): {} {}", out.status, stdout.trim(), tail(&out)));
+        return Err(format!("cmin left {files} files ({}): {} {}", out.status, stdout.trim(), tail(&out.stderr)));
     }
     Ok(Minimized { dir: copy, files, bytes, time })
 }
@@ -220,32 +195,10 @@ fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<Ours,
         .expect("run cargo-minimize-crash");
     let time = start.elapsed();
     let report: Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("no --json report ({e}), {}: {}", out.status, tail(&out)))?;
+        .map_err(|e| format!("no --json report ({e}), {}: {}", out.status, tail(&out.stderr)))?;
     let (files, bytes) = if new.is_dir() { size(&new) } else { (0, 0) };
     let empty = empty_files(&new);
     Ok(Ours { new: Minimized { dir: new, files, bytes, time }, report, code: out.status.code(), empty })
-}
-
-/// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
-type Counts = (u64, u64);
-
-/// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
-fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
-    let out = Command::new(binary)
-        .current_dir(scratch)
-        .arg("-runs=0")
-        .args(dirs)
-        .output()
-        .map_err(|e| format!("{} did not run: {e}", binary.display()))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let line = stderr.lines().find(|l| l.contains("INITED"));
-    let line = line.ok_or_else(|| format!("-runs=0 printed no INITED line ({}): {}", out.status, tail(&out)))?;
-    let count = |key: &str| -> Result<u64, String> {
-        let at = line.find(key).ok_or_else(|| format!("no {key} in {line}"))?;
-        let number = line[at + key.len()..].split_whitespace().next().unwrap_or_default();
-        number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
-    };
-    Ok((count("cov: ")?, count("ft: ")?))
 }
 
 /// What libFuzzer counts in each corpus, and whether the old one adds anything to ours.
@@ -309,19 +262,6 @@ fn measure(release: &Path, target: &str, count: usize, fuzz: bool) -> Row {
         _ => None,
     };
     Row { target: target.to_owned(), inputs, bytes, cmin, ours, libfuzzer }
-}
-
-/// 1234567 as "1,234,567".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn secs(time: Duration) -> String {

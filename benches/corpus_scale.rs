@@ -49,17 +49,21 @@
 
 #[path = "support/cargo_fuzz.rs"]
 mod cargo_fuzz;
+#[path = "support/corpus_counts.rs"]
+mod corpus_counts;
 #[path = "support/table.rs"]
 mod table;
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use corpus_counts::{counts, host_triple, size, tail, thousands, Counts};
 
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {
@@ -127,19 +131,6 @@ fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
-fn host_triple() -> String {
-    let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
-}
-
-/// The last lines of a process's stderr, for a note.
-fn tail(stderr: &[u8]) -> String {
-    let stderr = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
-    lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
-}
-
 /// Builds the tool in release; returns it.
 fn build_tool() -> PathBuf {
     let args = ["build", "--release", "-p", "cargo-minimize-crash"];
@@ -197,23 +188,6 @@ fn fuzz_build(dir: &Path, target: &str) -> (Duration, PathBuf) {
     let time = start.elapsed();
     assert!(out.status.success(), "cargo fuzz build {target} in {} failed: {}", dir.display(), tail(&out.stderr));
     (time, dir.join("fuzz/target").join(host_triple()).join("release").join(target))
-}
-
-/// Files and bytes under `dir`, recursively, as libFuzzer reads a corpus;
-/// files that go while it is counted (our run replacing them) are skipped.
-fn size(dir: &Path) -> (usize, u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
-    let mut total = (0, 0);
-    for entry in entries.flatten() {
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.is_dir() {
-            let (files, bytes) = size(&entry.path());
-            total = (total.0 + files, total.1 + bytes);
-        } else if meta.is_file() {
-            total = (total.0 + 1, total.1 + meta.len());
-        }
-    }
-    total
 }
 
 /// The project's corpus (`<dir>/corpus`), grown by libFuzzer when missing or smaller than [`MIN_FILES`].
@@ -362,28 +336,6 @@ fn ours(tool: &Path, dir: &Path, target: &str, corpus: &Path, minutes: u64) -> O
     Ours { new: Minimized { dir: new, files, bytes, time }, samples, first, report, status }
 }
 
-/// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
-type Counts = (u64, u64);
-
-/// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
-fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
-    let out: Output = Command::new(binary)
-        .current_dir(scratch)
-        .arg("-runs=0")
-        .args(dirs)
-        .output()
-        .map_err(|e| format!("{} did not run: {e}", binary.display()))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let line = stderr.lines().find(|l| l.contains("INITED"));
-    let line = line.ok_or_else(|| format!("-runs=0 printed no INITED line ({}): {}", out.status, tail(&out.stderr)))?;
-    let count = |key: &str| -> Result<u64, String> {
-        let at = line.find(key).ok_or_else(|| format!("no {key} in {line}"))?;
-        let number = line[at + key.len()..].split_whitespace().next().unwrap_or_default();
-        number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
-    };
-    Ok((count("cov: ")?, count("ft: ")?))
-}
-
 /// What libFuzzer counts in each corpus, and whether the original adds anything to ours.
 struct Libfuzzer {
     original: Result<Counts, String>,
@@ -436,19 +388,6 @@ fn measure(project: &'static Project, tool: &Path, minutes: u64) -> Row {
     let cmin_dir = cmin.as_ref().ok().map(|m| m.dir.as_path());
     let libfuzzer = libfuzzer(&binary, &corpus, cmin_dir, &ours.new.dir, &dir.join("scratch"));
     Row { project, files, bytes, build, cmin, ours, libfuzzer }
-}
-
-/// 1234567 as "1,234,567".
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn secs(seconds: f64) -> String {

@@ -1,0 +1,70 @@
+//! What the corpus benches count the same way (shared through `#[path]`): a corpus directory's files and bytes, libFuzzer's own `cov:`/`ft:` of corpora, and the figures' formatting.
+
+use std::path::Path;
+use std::process::Command;
+
+/// The host triple (`rustc -vV`), where `cargo fuzz build` puts its binaries.
+pub fn host_triple() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
+}
+
+/// The last lines of a process's stderr, for a note.
+pub fn tail(stderr: &[u8]) -> String {
+    let stderr = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
+    lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
+}
+
+/// Files and bytes under `dir`, recursively, as libFuzzer reads a corpus;
+/// files that go while it is counted (a run replacing them) are skipped.
+pub fn size(dir: &Path) -> (usize, u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
+    let mut total = (0, 0);
+    for entry in entries.flatten() {
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.is_dir() {
+            let (files, bytes) = size(&entry.path());
+            total = (total.0 + files, total.1 + bytes);
+        } else if meta.is_file() {
+            total = (total.0 + 1, total.1 + meta.len());
+        }
+    }
+    total
+}
+
+/// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
+pub type Counts = (u64, u64);
+
+/// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
+pub fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
+    let out = Command::new(binary)
+        .current_dir(scratch)
+        .arg("-runs=0")
+        .args(dirs)
+        .output()
+        .map_err(|e| format!("{} did not run: {e}", binary.display()))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let line = stderr.lines().find(|l| l.contains("INITED"));
+    let line = line.ok_or_else(|| format!("-runs=0 printed no INITED line ({}): {}", out.status, tail(&out.stderr)))?;
+    let count = |key: &str| -> Result<u64, String> {
+        let at = line.find(key).ok_or_else(|| format!("no {key} in {line}"))?;
+        let number = line[at + key.len()..].split_whitespace().next().unwrap_or_default();
+        number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
+    };
+    Ok((count("cov: ")?, count("ft: ")?))
+}
+
+/// 1234567 as "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}

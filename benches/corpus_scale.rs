@@ -39,10 +39,11 @@
 //! `BINARY -runs=0 DIR` (`cov:` and `ft:` of the `INITED` line) on the
 //! original, cmin's result and ours, and `BINARY -runs=0 OURS ORIGINAL`:
 //! when that counts what ours alone counts, libFuzzer finds nothing in the
-//! original beyond ours. Two Markdown tables: the sides (with our first
+//! original beyond ours. Three Markdown tables: the sides (with our first
 //! complete corpus's time over cmin's plus the build's; issue 36's goal is 3
-//! at most), and where our time went (the report's `phase_seconds`, the rest
-//! of its `seconds` being our harness builds); then notes: our report's
+//! at most), where our time went (the report's `phase_seconds`, the rest
+//! of its `seconds` being our harness builds), and what each phase left
+//! (the new corpus's files and bytes at its end, from the counts); then notes: our report's
 //! feature counts, inputs it left out, and libFuzzer's verdict. Our report
 //! is kept in `<name>/ours.json`. Run without `--bench` (as `cargo test
 //! --benches` does) it only says what it would do.
@@ -454,7 +455,7 @@ fn phase_cells(row: &Row) -> Vec<String> {
     let mut cells = vec![row.project.name.to_owned()];
     let Ok(report) = &row.ours.report else { return cells };
     let phases = &report["phase_seconds"];
-    let names = ["measure", "first_corpus", "crash_build", "rounds", "joins", "alone"];
+    let names = PHASES;
     let seconds = report["seconds"].as_f64().unwrap_or_default();
     let phased: f64 = names.iter().map(|n| phases[n].as_f64().unwrap_or_default()).sum();
     let tests = report["tests"].as_u64().unwrap_or_default();
@@ -464,6 +465,30 @@ fn phase_cells(row: &Row) -> Vec<String> {
     cells.push(thousands(tests));
     cells.push(format!("{:.0}", tests as f64 / seconds.max(0.001)));
     cells.push(report["stopped_at_max_time"].to_string());
+    cells
+}
+
+/// The report's phases (`phase_seconds`), in the order they run.
+const PHASES: [&str; 7] = ["measure", "first_corpus", "measure_again", "crash_build", "rounds", "joins", "alone"];
+
+/// The new corpus's files and bytes at the end of each phase (the first
+/// count after it, so up to [`POLL`] into the next), from the counts taken
+/// while it ran: whether a phase paid for its time. The report's seconds
+/// not in a phase (the coverage build, mostly) are taken as before the first.
+fn phase_end_cells(row: &Row) -> Vec<String> {
+    let mut cells = vec![row.project.name.to_owned()];
+    let Ok(report) = &row.ours.report else { return cells };
+    let phase = |name: &str| report["phase_seconds"][name].as_f64().unwrap_or_default();
+    let seconds = report["seconds"].as_f64().unwrap_or_default();
+    let mut at = seconds - PHASES.iter().map(|&n| phase(n)).sum::<f64>();
+    let end = Sample { at: row.ours.new.time, files: row.ours.new.files, bytes: row.ours.new.bytes };
+    for name in PHASES {
+        at += phase(name);
+        // The first count after it: a phase of less than the counts' period still shows what it left.
+        let sample = row.ours.samples.iter().find(|s| s.at.as_secs_f64() >= at).copied().unwrap_or(end);
+        cells.push(format!("{} / {}", sample.files, thousands(sample.bytes)));
+    }
+    cells.push(format!("{} / {}", end.files, thousands(end.bytes)));
     cells
 }
 
@@ -556,6 +581,7 @@ fn print_tables(rows: &[Row], minutes: u64) {
         "build (rest)",
         "measure",
         "first corpus",
+        "measure again",
         "crash build",
         "rounds",
         "joins",
@@ -566,6 +592,9 @@ fn print_tables(rows: &[Row], minutes: u64) {
         "stopped at max time",
     ];
     table::print(&phases, rows.iter().map(phase_cells));
+    let ends = ["files / bytes at the end of", "measure", "first corpus", "measure again", "crash build"];
+    let ends: Vec<&str> = ends.into_iter().chain(["rounds", "joins", "alone", "the run"]).collect();
+    table::print(&ends, rows.iter().map(phase_end_cells));
     println!();
     for row in rows {
         let name = row.project.name;

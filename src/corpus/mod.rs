@@ -105,7 +105,8 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let sanitizer = corpus.project.flags.sanitizer;
     let (varying, rounds, measured) = (pinned.features.len(), &rounds, &measured);
     let (inputs, required, pinned) = (&inputs, &required, &pinned.inputs);
-    let parts = Parts { inputs, measured, measure_runs, required, rounds, kept, sanitizer, varying, pinned };
+    let shard = corpus.shard;
+    let parts = Parts { inputs, measured, measure_runs, required, rounds, kept, sanitizer, varying, pinned, shard };
     let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached(), seconds };
     let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
     if options.json {

@@ -8,7 +8,7 @@ use crate::corpus::inputs::CorpusInput;
 use crate::corpus::report::{CorpusReport, InputReport, InputStatus, PhaseSeconds, Totals, CORPUS_REPORT_VERSION};
 use crate::corpus::rounds::Rounds;
 use crate::corpus::runner::Measured;
-use crate::options::CorpusOptions;
+use crate::options::{CorpusOptions, Shard};
 use crate::project::Sanitizer;
 
 /// What the report is made of.
@@ -32,6 +32,8 @@ pub struct Parts<'a> {
     pub pinned: &'a [usize],
     /// The runs measuring the inputs took.
     pub measure_runs: u64,
+    /// `--shard`: the inputs of other shards are theirs to keep.
+    pub shard: Option<Shard>,
 }
 
 /// How the run ended.
@@ -121,7 +123,13 @@ fn input_report(parts: &Parts, index: usize) -> InputReport {
         (Measured::Covered(_), None) if parts.pinned.binary_search(&index).is_ok() => {
             (InputStatus::Kept, Some(String::from("kept as it is: it shows features that vary from run to run")))
         }
-        (Measured::Covered(_), None) => (InputStatus::Covered, None),
+        (Measured::Covered(_), None) => match parts.shard.filter(|&shard| !input.input.in_shard(Some(shard))) {
+            Some(Shard { index, count }) => (
+                InputStatus::Covered,
+                Some(format!("in another shard than {index}/{count}: that shard's run keeps or covers it")),
+            ),
+            None => (InputStatus::Covered, None),
+        },
         (Measured::Covered(_), Some(k)) => match &k.file {
             None if as_it_is => (InputStatus::Kept, Some(String::from("kept as it is: the run stopped first"))),
             None => (InputStatus::Interrupted, None),

@@ -428,6 +428,14 @@ fn two_shards_joined_cover_every_feature_as_one_run_does() {
         let output = dir.path().join(format!("shard-{}", &shard[..1]));
         let run = run_corpus(TYPED, &corpus, &output, &["--shard", shard]);
         assert_eq!(run.code, Some(0), "{}", run.stderr);
+        let others: Vec<&Value> = run.report["inputs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["detail"].as_str().is_some_and(|d| d.starts_with("in another shard than")))
+            .collect();
+        assert!(!others.is_empty() && others.len() < 150, "{} inputs of other shards", others.len());
+        assert!(others.iter().all(|i| i["status"] == "covered"), "{others:#?}");
         shard_files += files(&output).len();
         copy_files(&output, &joined);
     }

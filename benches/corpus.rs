@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{counts, host_triple, size, tail, thousands, Counts};
+use corpus_counts::{counts, host_triple, size, tail, thousands, Counts, Libfuzzer};
 
 /// The targets measured: the three typed ones and the bytes one.
 const TARGETS: [&str; 4] = ["config", "scene", "commands", "triage"];
@@ -199,21 +199,6 @@ fn ours(bin: &Path, target: &str, corpus: &Path, scratch: &Path) -> Result<Ours,
     let (files, bytes) = if new.is_dir() { size(&new) } else { (0, 0) };
     let empty = empty_files(&new);
     Ok(Ours { new: Minimized { dir: new, files, bytes, time }, report, code: out.status.code(), empty })
-}
-
-/// What libFuzzer counts in each corpus, and whether the old one adds anything to ours.
-struct Libfuzzer {
-    original: Result<Counts, String>,
-    cmin: Result<Counts, String>,
-    ours: Result<Counts, String>,
-    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts what `-runs=0 OURS` counts.
-    both: Result<Counts, String>,
-}
-
-impl Libfuzzer {
-    fn superset(&self) -> Result<bool, &String> {
-        Ok(self.both.as_ref()? == self.ours.as_ref()?)
-    }
 }
 
 fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: Option<&Path>, scratch: &Path) -> Libfuzzer {

@@ -64,7 +64,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{counts, host_triple, size, tail, thousands, Counts};
+use corpus_counts::{counts, host_triple, size, tail, thousands, Counts, Libfuzzer};
 
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {
@@ -335,21 +335,6 @@ fn ours(tool: &Path, dir: &Path, target: &str, corpus: &Path, minutes: u64) -> O
     let first = samples.iter().find(|s| s.files > 0).map(|s| s.at);
     let (files, bytes) = size(&new);
     Ours { new: Minimized { dir: new, files, bytes, time }, samples, first, report, status }
-}
-
-/// What libFuzzer counts in each corpus, and whether the original adds anything to ours.
-struct Libfuzzer {
-    original: Result<Counts, String>,
-    cmin: Result<Counts, String>,
-    ours: Result<Counts, String>,
-    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts what `-runs=0 OURS` counts.
-    both: Result<Counts, String>,
-}
-
-impl Libfuzzer {
-    fn superset(&self) -> Result<bool, &String> {
-        Ok(self.both.as_ref()? == self.ours.as_ref()?)
-    }
 }
 
 fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: &Path, scratch: &Path) -> Libfuzzer {

@@ -1,4 +1,4 @@
-//! What the corpus benches count the same way (shared through `#[path]`): a corpus directory's files and bytes, libFuzzer's own `cov:`/`ft:` of corpora, and the figures' formatting.
+//! What the corpus benches count the same way (shared through `#[path]`): a corpus directory's files and bytes, libFuzzer's own `cov:`/`ft:` of corpora (and whether ours holds the original's), and the figures' formatting.
 
 use std::path::Path;
 use std::process::Command;
@@ -54,6 +54,21 @@ pub fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, S
         number.parse().map_err(|e| format!("{key} {number:?} in {line}: {e}"))
     };
     Ok((count("cov: ")?, count("ft: ")?))
+}
+
+/// What libFuzzer counts in each corpus, and whether the original adds anything to ours.
+pub struct Libfuzzer {
+    pub original: Result<Counts, String>,
+    pub cmin: Result<Counts, String>,
+    pub ours: Result<Counts, String>,
+    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts what `-runs=0 OURS` counts.
+    pub both: Result<Counts, String>,
+}
+
+impl Libfuzzer {
+    pub fn superset(&self) -> Result<bool, &String> {
+        Ok(self.both.as_ref()? == self.ours.as_ref()?)
+    }
 }
 
 /// 1234567 as "1,234,567".

@@ -351,17 +351,7 @@ fn ours_notes(t: &str, ours: &Ours) -> Vec<String> {
 
 /// Failures and lost coverage by libFuzzer's count.
 fn libfuzzer_notes(t: &str, lf: &Libfuzzer) -> Vec<String> {
-    let mut notes = Vec::new();
-    let runs = [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours), ("ours then original", &lf.both)];
-    for (what, counts) in runs {
-        match (counts, &lf.original) {
-            (Err(e), _) => notes.push(format!("{t}: libFuzzer -runs=0 on {what}: {e}")),
-            (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
-                notes.push(format!("{t}: libFuzzer counts fewer in {what} ({}/{}) than in the original", c.0, c.1));
-            }
-            _ => {}
-        }
-    }
+    let mut notes = lf.failures_and_losses(t);
     if let (Ok(false), Ok(both)) = (lf.superset(), &lf.both) {
         notes.push(format!("{t}: libFuzzer's cov/ft over ours then the original: {}/{}", both.0, both.1));
     }

@@ -511,20 +511,7 @@ fn ours_notes(name: &str, ours: &Ours) -> Vec<String> {
 
 /// Failures, and coverage lost by libFuzzer's count (loudly).
 fn libfuzzer_notes(name: &str, lf: &Libfuzzer) -> Vec<String> {
-    let mut notes = Vec::new();
-    let runs = [("original", &lf.original), ("cmin", &lf.cmin), ("ours", &lf.ours), ("ours then original", &lf.both)];
-    for (what, counts) in runs {
-        match (counts, &lf.original) {
-            (Err(e), _) => notes.push(format!("{name}: libFuzzer -runs=0 on {what}: {e}")),
-            (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
-                notes.push(format!(
-                    "**{name}: libFuzzer counts fewer in {what} ({}/{}) than in the original**",
-                    c.0, c.1
-                ));
-            }
-            _ => {}
-        }
-    }
+    let mut notes = lf.failures_and_losses(name);
     match (lf.superset(), &lf.both) {
         (Ok(true), Ok((cov, ft))) => notes.push(format!(
             "{name}: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, as ours alone: ours covers everything of the original by libFuzzer's count"

@@ -69,6 +69,31 @@ impl Libfuzzer {
     pub fn superset(&self) -> Result<bool, &String> {
         Ok(self.both.as_ref()? == self.ours.as_ref()?)
     }
+
+    /// Notes on the counts of corpus `name`: each count that failed, and
+    /// (loudly) each corpus libFuzzer counts fewer features in than the original.
+    pub fn failures_and_losses(&self, name: &str) -> Vec<String> {
+        let mut notes = Vec::new();
+        let runs = [
+            ("original", &self.original),
+            ("cmin", &self.cmin),
+            ("ours", &self.ours),
+            ("ours then original", &self.both),
+        ];
+        for (what, counts) in runs {
+            match (counts, &self.original) {
+                (Err(e), _) => notes.push(format!("{name}: libFuzzer -runs=0 on {what}: {e}")),
+                (Ok(c), Ok(o)) if c.0 < o.0 || c.1 < o.1 => {
+                    let (cov, ft) = c;
+                    notes.push(format!(
+                        "**{name}: libFuzzer counts fewer in {what} ({cov}/{ft}) than in the original**"
+                    ));
+                }
+                _ => {}
+            }
+        }
+        notes
+    }
 }
 
 /// 1234567 as "1,234,567".

@@ -148,18 +148,14 @@ fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &
     phase.status.old_corpus(Size { files, bytes, features: required.len() });
     let first = rounds::first_corpus(&items, &required, store, phase)?;
     seconds.first_corpus = lap.next();
+    // Stopped while measuring again: inputs not run again keep their first run's features.
     let Measures { measured, varying, runs } = measure_all(inputs, Some(&once), phase);
     seconds.measure_again = lap.next();
     let (items, required) = kept_items(inputs, &measured, setting.shard);
     let sizes: Vec<usize> = inputs.iter().map(|i| i.bytes().len()).collect();
-    let all = union(measured.iter().filter_map(|m| match m {
-        Measured::Covered(features) => Some(features.as_slice()),
-        _ => None,
-    }));
-    let pinned = varying::pinned(&sizes, &measured, &varying, &all);
+    let pinned = varying::pinned(&sizes, &measured, &varying, &covered_features(&measured));
     let mut phased =
         Phased { measured, measure_runs: runs, required, pinned, rounds: Rounds::none(inputs.len()), seconds };
-    // Stopped while measuring again: inputs not run again keep their first run's features.
     let pins: Vec<&[u8]> = phased.pinned.inputs.iter().map(|&i| inputs[i].bytes()).collect();
     let shrinking = rounds::settle(&first, (&items, &pins), &phased.required, store, phase)?;
     if shrinking {
@@ -200,15 +196,20 @@ fn shrink_phases(
 /// The inputs that ran normally as items, and the features they cover
 /// (with `--shard`, this shard's share of both).
 fn kept_items(inputs: &[CorpusInput], measured: &[Measured], shard: Option<Shard>) -> (Vec<Item>, Vec<u32>) {
-    let required = union(measured.iter().filter_map(|m| match m {
-        Measured::Covered(features) => Some(features.as_slice()),
-        _ => None,
-    }));
+    let required = covered_features(measured);
     let items = normal_items(inputs, measured);
     match shard {
         Some(shard) => share(inputs, items, &required, shard),
         None => (items, required),
     }
+}
+
+/// Every feature some input covered (ascending).
+fn covered_features(measured: &[Measured]) -> Vec<u32> {
+    union(measured.iter().filter_map(|m| match m {
+        Measured::Covered(features) => Some(features.as_slice()),
+        _ => None,
+    }))
 }
 
 /// What the phases leave for the report.

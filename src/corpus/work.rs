@@ -61,7 +61,7 @@ pub enum Job {
 /// What a worker reports.
 #[derive(Debug)]
 pub enum Event {
-    /// An input ran (twice or more).
+    /// An input ran (once, or again after its first run).
     Measured {
         /// The input's index.
         index: usize,

@@ -53,17 +53,16 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 pub(crate) fn delete_inside(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
     let draws = &tc.draws;
-    let last = draws.len().checked_sub(1);
-    let paired = |i: usize| i > 0 && draws[i - 1].kind == DrawKind::Len;
-    let targets: Vec<usize> = if tc.draws_only() {
-        let deletable = |&i: &usize| draws[i].kind == DrawKind::Bytes && (paired(i) || Some(i) == last);
-        (0..draws.len()).filter(deletable).filter(|&i| !draws[i].span.is_empty()).collect()
-    } else {
-        Vec::new()
-    };
+    let read_to_end = draws.len().checked_sub(1).filter(|&i| draws[i].kind == DrawKind::Bytes);
+    let mut targets: Vec<usize> = contents(draws).chain(read_to_end).filter(|&i| !draws[i].span.is_empty()).collect();
+    targets.dedup();
+    if !tc.draws_only() {
+        targets.clear();
+    }
     let t = chooser.choose(targets.len(), |_| true)?;
-    let (contents, len) = (&draws[targets[t]], paired(targets[t]).then(|| &draws[targets[t] - 1]));
-    let span = contents.span.clone();
+    let contents_draw = &draws[targets[t]];
+    let len = contents(draws).any(|i| i == targets[t]).then(|| &draws[targets[t] - 1]);
+    let span = contents_draw.span.clone();
     let units = Units::of(&tc.bytes[span.clone()]);
     // An end whose unit the next one repeats: deleting either gives the same bytes.
     let j = chooser.choose(units.count(), |j| !units.repeats(j))?;

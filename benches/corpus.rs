@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{counts, host_triple, size, tail, thousands, Counts, Libfuzzer};
+use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Counts, Libfuzzer, Minimized};
 
 /// The targets measured: the three typed ones and the bytes one.
 const TARGETS: [&str; 4] = ["config", "scene", "commands", "triage"];
@@ -114,23 +114,10 @@ fn libfuzzer_binary(target: &str) -> Result<PathBuf, String> {
     Ok(root().join("fuzz/target").join(host_triple()).join("release").join(target))
 }
 
-/// One side's new corpus: where, how large, how long it took.
-struct Minimized {
-    /// In the target's temporary directory, removed once its row is measured.
-    dir: PathBuf,
-    files: usize,
-    bytes: u64,
-    time: Duration,
-}
-
 /// `cargo fuzz cmin` on a copy of the corpus (`<scratch>/cmin`); an empty result is a failure.
 fn cmin(target: &str, corpus: &Path, scratch: &Path) -> Result<Minimized, String> {
     let copy = scratch.join("cmin");
-    std::fs::create_dir(&copy).expect("create cmin's copy");
-    for entry in std::fs::read_dir(corpus).expect("read the corpus") {
-        let path = entry.expect("a corpus entry").path();
-        std::fs::copy(&path, copy.join(path.file_name().expect("a file name"))).expect("copy a corpus file");
-    }
+    copy_corpus(corpus, &copy);
     let start = Instant::now();
     let out = Command::new(cargo())
         .current_dir(root())

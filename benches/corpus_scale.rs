@@ -52,6 +52,8 @@
 mod cargo_fuzz;
 #[path = "support/corpus_counts.rs"]
 mod corpus_counts;
+#[path = "support/fuzz_crate.rs"]
+mod fuzz_crate;
 #[path = "support/table.rs"]
 mod table;
 
@@ -64,7 +66,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{counts, host_triple, size, tail, thousands, Counts, Libfuzzer};
+use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Counts, Libfuzzer, Minimized};
 
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {
@@ -155,21 +157,9 @@ fn write_if_changed(path: &Path, text: &str) {
 /// Writes `project` under `target/bench-corpus-scale/` without its lockfile; returns its directory.
 fn write_project(project: &Project) -> PathBuf {
     let dir = root().join("target/bench-corpus-scale").join(project.name);
-    let crate_manifest = format!(
-        "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
-        project.name
-    );
-    write_if_changed(&dir.join("Cargo.toml"), &crate_manifest);
+    write_if_changed(&dir.join("Cargo.toml"), &fuzz_crate::crate_manifest(project.name));
     write_if_changed(&dir.join("src/lib.rs"), "");
-    let fuzz_manifest = format!(
-        "[package]\nname = \"{name}-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
-         [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n{dependency}\n\n\
-         [workspace]\nmembers = [\".\"]\n\n\
-         [[bin]]\nname = \"{target}\"\npath = \"fuzz_targets/{target}.rs\"\ntest = false\ndoc = false\nbench = false\n",
-        name = project.name,
-        dependency = project.dependency,
-        target = project.target
-    );
+    let fuzz_manifest = fuzz_crate::fuzz_manifest(project.name, project.dependency, project.target);
     write_if_changed(&dir.join("fuzz/Cargo.toml"), &fuzz_manifest);
     write_if_changed(&dir.join(format!("fuzz/fuzz_targets/{}.rs", project.target)), project.source);
     // Resolved afresh, as a user's project without a lockfile is.
@@ -222,23 +212,11 @@ fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
     panic!("{}: {MAX_SEEDS} seeds of {} runs grew fewer than {MIN_FILES} files", project.name, project.runs);
 }
 
-/// One side's new corpus: where, how large, how long it took.
-struct Minimized {
-    dir: PathBuf,
-    files: usize,
-    bytes: u64,
-    time: Duration,
-}
-
 /// `cargo fuzz cmin TARGET COPY` on a copy of the corpus (`<dir>/cmin`); an empty result is a failure.
 fn cmin(dir: &Path, target: &str, corpus: &Path) -> Result<Minimized, String> {
     let copy = dir.join("cmin");
     let _ = std::fs::remove_dir_all(&copy);
-    std::fs::create_dir(&copy).expect("create cmin's copy");
-    for entry in std::fs::read_dir(corpus).expect("read the corpus") {
-        let path = entry.expect("a corpus entry").path();
-        std::fs::copy(&path, copy.join(path.file_name().expect("a file name"))).expect("copy a corpus file");
-    }
+    copy_corpus(corpus, &copy);
     let start = Instant::now();
     let out = Command::new(cargo())
         .current_dir(dir)

@@ -41,6 +41,8 @@ use std::time::{Duration, Instant};
 
 #[path = "support/cargo_fuzz.rs"]
 mod cargo_fuzz;
+#[path = "support/fuzz_crate.rs"]
+mod fuzz_crate;
 #[path = "support/summary.rs"]
 mod summary;
 #[path = "support/table.rs"]
@@ -127,21 +129,9 @@ fn write_project(root: &Path, project: &Project, copy: &str) -> PathBuf {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
     };
-    let crate_manifest = format!(
-        "[package]\nname = \"{}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n",
-        project.name
-    );
-    write("Cargo.toml", crate_manifest.as_bytes());
+    write("Cargo.toml", fuzz_crate::crate_manifest(project.name).as_bytes());
     write("src/lib.rs", b"");
-    let fuzz_manifest = format!(
-        "[package]\nname = \"{name}-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
-         [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n{dependency}\n\n\
-         [workspace]\nmembers = [\".\"]\n\n\
-         [[bin]]\nname = \"{target}\"\npath = \"fuzz_targets/{target}.rs\"\ntest = false\ndoc = false\nbench = false\n",
-        name = project.name,
-        dependency = project.dependency,
-        target = project.target
-    );
+    let fuzz_manifest = fuzz_crate::fuzz_manifest(project.name, project.dependency, project.target);
     write("fuzz/Cargo.toml", fuzz_manifest.as_bytes());
     write(&format!("fuzz/fuzz_targets/{}.rs", project.target), project.source.as_bytes());
     write("crash", &(project.crash)());

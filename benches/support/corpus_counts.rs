@@ -1,7 +1,8 @@
-//! What the corpus benches count the same way (shared through `#[path]`): a corpus directory's files and bytes, libFuzzer's own `cov:`/`ft:` of corpora (and whether ours holds the original's), and the figures' formatting.
+//! What the corpus benches count the same way (shared through `#[path]`): a corpus copied for cmin, a corpus directory's files and bytes, libFuzzer's own `cov:`/`ft:` of corpora (and whether ours holds the original's), and the figures' formatting.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// The host triple (`rustc -vV`), where `cargo fuzz build` puts its binaries.
 pub fn host_triple() -> String {
@@ -32,6 +33,25 @@ pub fn size(dir: &Path) -> (usize, u64) {
         }
     }
     total
+}
+
+/// One side's new corpus: where, how large, how long it took.
+pub struct Minimized {
+    /// Its directory (`benches/corpus.rs` removes it once its row is measured).
+    pub dir: PathBuf,
+    pub files: usize,
+    pub bytes: u64,
+    pub time: Duration,
+}
+
+/// Every file of `corpus` copied into `copy` (created; it must not exist),
+/// for `cargo fuzz cmin`, which rewrites the directory it is given.
+pub fn copy_corpus(corpus: &Path, copy: &Path) {
+    std::fs::create_dir(copy).expect("create cmin's copy");
+    for entry in std::fs::read_dir(corpus).expect("read the corpus") {
+        let path = entry.expect("a corpus entry").path();
+        std::fs::copy(&path, copy.join(path.file_name().expect("a file name"))).expect("copy a corpus file");
+    }
 }
 
 /// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.

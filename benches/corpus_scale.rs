@@ -18,6 +18,10 @@
 //!   keep a `HashMap`, whose random seed (one per process) moves libFuzzer's
 //!   own count of one corpus by 2-3 `cov`/`ft` from run to run, which would
 //!   drown the check below; regex-syntax has none;
+//! - `regex-long`: the same target and build (`regex/`, a corpus of its own:
+//!   `corpus-regex-long`, and so on), the corpus grown with `-len_control=0`
+//!   and `-max_len=4096`: inputs of hundreds of bytes, as long fuzzing
+//!   campaigns grow them (issue 36's typed goal was set on such a corpus);
 //! - `demangle`: rustc-demangle 0.1.21, `try_demangle` on the bytes as UTF-8,
 //!   printed both ways (`{}` and `{:#}`), a bytes target.
 //!
@@ -45,7 +49,7 @@
 //! of its `seconds` being our harness builds), and what each phase left
 //! (the new corpus's files and bytes at its end, from the counts); then notes: our report's
 //! feature counts, inputs it left out, and libFuzzer's verdict. Our report
-//! is kept in `<name>/ours.json`. Run without `--bench` (as `cargo test
+//! is kept in `<dir>/ours.json` (`ours-<name>.json` in a shared directory). Run without `--bench` (as `cargo test
 //! --benches` does) it only says what it would do.
 
 #[path = "support/cargo_fuzz.rs"]
@@ -71,6 +75,9 @@ use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Cou
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {
     name: &'static str,
+    /// Its directory under `target/bench-corpus-scale/`: projects of one
+    /// crate and target share it (and its builds), each with its own corpus.
+    dir: &'static str,
     /// What the corpus column says: the crate and the kind of target.
     label: &'static str,
     dependency: &'static str,
@@ -79,25 +86,43 @@ struct Project {
     /// libFuzzer's `-max_len` and `-runs` of each seed while the corpus grows.
     max_len: usize,
     runs: u64,
+    /// More libFuzzer flags while the corpus grows.
+    grow: &'static [&'static str],
 }
 
-const PROJECTS: [Project; 2] = [
+const REGEX_SOURCE: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+    fuzz_target!(|s: &str| {\n    \
+        if let Ok(hir) = regex_syntax::Parser::new().parse(s) {\n        \
+            let _ = hir.to_string();\n    \
+        }\n\
+    });\n";
+
+const PROJECTS: [Project; 3] = [
     Project {
         name: "regex",
+        dir: "regex",
         label: "regex (regex-syntax 0.6.25, typed)",
         dependency: "regex-syntax = \"=0.6.25\"",
         target: "parse",
-        source: "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
-                 fuzz_target!(|s: &str| {\n    \
-                     if let Ok(hir) = regex_syntax::Parser::new().parse(s) {\n        \
-                         let _ = hir.to_string();\n    \
-                     }\n\
-                 });\n",
+        source: REGEX_SOURCE,
         max_len: 1024,
         runs: 100_000,
+        grow: &[],
+    },
+    Project {
+        name: "regex-long",
+        dir: "regex",
+        label: "regex-long (the same, large inputs)",
+        dependency: "regex-syntax = \"=0.6.25\"",
+        target: "parse",
+        source: REGEX_SOURCE,
+        max_len: 4096,
+        runs: 100_000,
+        grow: &["-len_control=0"],
     },
     Project {
         name: "demangle",
+        dir: "demangle",
         label: "demangle (rustc-demangle 0.1.21, bytes)",
         dependency: "rustc-demangle = \"=0.1.21\"",
         target: "demangle",
@@ -112,6 +137,7 @@ const PROJECTS: [Project; 2] = [
                  });\n",
         max_len: 256,
         runs: 500_000,
+        grow: &[],
     },
 ];
 
@@ -156,10 +182,10 @@ fn write_if_changed(path: &Path, text: &str) {
 
 /// Writes `project` under `target/bench-corpus-scale/` without its lockfile; returns its directory.
 fn write_project(project: &Project) -> PathBuf {
-    let dir = root().join("target/bench-corpus-scale").join(project.name);
-    write_if_changed(&dir.join("Cargo.toml"), &fuzz_crate::crate_manifest(project.name));
+    let dir = root().join("target/bench-corpus-scale").join(project.dir);
+    write_if_changed(&dir.join("Cargo.toml"), &fuzz_crate::crate_manifest(project.dir));
     write_if_changed(&dir.join("src/lib.rs"), "");
-    let fuzz_manifest = fuzz_crate::fuzz_manifest(project.name, project.dependency, project.target);
+    let fuzz_manifest = fuzz_crate::fuzz_manifest(project.dir, project.dependency, project.target);
     write_if_changed(&dir.join("fuzz/Cargo.toml"), &fuzz_manifest);
     write_if_changed(&dir.join(format!("fuzz/fuzz_targets/{}.rs", project.target)), project.source);
     // Resolved afresh, as a user's project without a lockfile is.
@@ -183,11 +209,11 @@ fn fuzz_build(dir: &Path, target: &str) -> (Duration, PathBuf) {
 
 /// The project's corpus (`<dir>/corpus`), grown by libFuzzer when missing or smaller than [`MIN_FILES`].
 fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
-    let corpus = dir.join("corpus");
+    let corpus = dir.join(place(project, "corpus"));
     if size(&corpus).0 >= MIN_FILES {
         return corpus;
     }
-    let artifacts = dir.join("grow-artifacts");
+    let artifacts = dir.join(place(project, "grow-artifacts"));
     for fresh in [&corpus, &artifacts] {
         let _ = std::fs::remove_dir_all(fresh);
         std::fs::create_dir_all(fresh).unwrap_or_else(|e| panic!("create {}: {e}", fresh.display()));
@@ -196,6 +222,7 @@ fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
         let out = Command::new(binary)
             .current_dir(dir)
             .args([format!("-seed={seed}"), format!("-runs={}", project.runs), format!("-max_len={}", project.max_len)])
+            .args(project.grow)
             .arg(format!("-artifact_prefix={}/", artifacts.display()))
             .arg(&corpus)
             .output()
@@ -212,9 +239,18 @@ fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
     panic!("{}: {MAX_SEEDS} seeds of {} runs grew fewer than {MIN_FILES} files", project.name, project.runs);
 }
 
+/// `what` in the project's directory: `what-<name>` when projects share it.
+fn place(project: &Project, what: &str) -> String {
+    if project.name == project.dir {
+        what.to_owned()
+    } else {
+        format!("{what}-{}", project.name)
+    }
+}
+
 /// `cargo fuzz cmin TARGET COPY` on a copy of the corpus (`<dir>/cmin`); an empty result is a failure.
-fn cmin(dir: &Path, target: &str, corpus: &Path) -> Result<Minimized, String> {
-    let copy = dir.join("cmin");
+fn cmin(project: &Project, dir: &Path, corpus: &Path) -> Result<Minimized, String> {
+    let (target, copy) = (project.target, dir.join(place(project, "cmin")));
     let _ = std::fs::remove_dir_all(&copy);
     copy_corpus(corpus, &copy);
     let start = Instant::now();
@@ -286,8 +322,8 @@ fn forget_earlier_runs(dir: &Path, new: &Path) {
 }
 
 /// Corpus mode on `corpus` into `<dir>/ours`, from `dir`, for at most `minutes`.
-fn ours(tool: &Path, dir: &Path, target: &str, corpus: &Path, minutes: u64) -> Ours {
-    let new = dir.join("ours");
+fn ours(tool: &Path, (project, dir): (&Project, &Path), corpus: &Path, minutes: u64) -> Ours {
+    let (target, new) = (project.target, dir.join(place(project, "ours")));
     forget_earlier_runs(dir, &new);
     let max_time = format!("{minutes}m");
     let start = Instant::now();
@@ -307,7 +343,7 @@ fn ours(tool: &Path, dir: &Path, target: &str, corpus: &Path, minutes: u64) -> O
     let time = start.elapsed();
     let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
     // Kept beside the results, for a second look at what happened to each input.
-    let _ = std::fs::write(dir.join("ours.json"), &stdout);
+    let _ = std::fs::write(dir.join(format!("{}.json", place(project, "ours"))), &stdout);
     let report =
         serde_json::from_slice(&stdout).map_err(|e| format!("no --json report ({e}), {status}: {}", tail(&stderr)));
     let first = samples.iter().find(|s| s.files > 0).map(|s| s.at);
@@ -346,9 +382,9 @@ fn measure(project: &'static Project, tool: &Path, minutes: u64) -> Row {
     let (files, bytes) = size(&corpus);
     println!("{}: a corpus of {files} files, {} bytes ({})", project.name, thousands(bytes), corpus.display());
     eprintln!("corpus_scale: {}: cargo fuzz cmin", project.name);
-    let cmin = cmin(&dir, project.target, &corpus);
+    let cmin = cmin(project, &dir, &corpus);
     eprintln!("corpus_scale: {}: ours, --max-time {minutes}m", project.name);
-    let ours = ours(tool, &dir, project.target, &corpus, minutes);
+    let ours = ours(tool, (project, &dir), &corpus, minutes);
     let cmin_dir = cmin.as_ref().ok().map(|m| m.dir.as_path());
     let libfuzzer = libfuzzer(&binary, &corpus, cmin_dir, &ours.new.dir, &dir.join("scratch"));
     Row { project, files, bytes, build, cmin, ours, libfuzzer }

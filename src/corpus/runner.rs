@@ -50,12 +50,15 @@ pub struct Runner {
     running: RunningGroup,
     /// Runs on the recording harness so far.
     recorded: u64,
+    /// Whether shrinks may run their candidates in a staying child: until
+    /// one showed that this target's coverage depends on earlier runs.
+    may_stay: bool,
 }
 
 impl Runner {
     /// A worker's runner over its started coverage fork server.
     pub fn new(coverage: ForkServerExecutor, running: RunningGroup) -> Runner {
-        Runner { coverage, recording: None, running, recorded: 0 }
+        Runner { coverage, recording: None, running, recorded: 0, may_stay: true }
     }
 
     /// Starts the recording harness's fork server, once it is built (`None`: not built).
@@ -124,6 +127,27 @@ impl Runner {
         self.recorded += 1;
         executor.run(bytes).map_err(|error| format!("{error:#}"))?;
         Ok(executor.examples())
+    }
+
+    /// Runs the coverage harness's next measures in one staying child
+    /// (`on`, unless [`Runner::forbid_staying`] was called), or in a fresh
+    /// child each (decision 0090). Returns whether they stay.
+    pub fn stay(&mut self, on: bool) -> bool {
+        let on = on && self.may_stay;
+        self.coverage.set_staying(on);
+        // The examples are how `arbitrary` read the bytes, which earlier
+        // runs do not change; only the coverage decides, in a fresh child.
+        if let Some(recording) = self.recording.as_mut() {
+            recording.set_staying(on);
+        }
+        on
+    }
+
+    /// Every measure from now on runs in a fresh child: this target's
+    /// coverage depends on what ran before it in the process.
+    pub fn forbid_staying(&mut self) {
+        self.may_stay = false;
+        self.stay(false);
     }
 
     /// Runs on the recording harness so far.

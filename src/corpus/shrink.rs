@@ -15,7 +15,7 @@
 //! many-hit features keep a large input and the few-hit ones a small one,
 //! often much less in all (decision 0038).
 
-use crate::corpus::cover::{is_subset, union};
+use crate::corpus::cover::{intersect, is_subset, union};
 use crate::corpus::runner::{Measured, Runner};
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
 
@@ -124,7 +124,11 @@ fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// Reduces `bytes` while it covers `required`; `progress` hears of the best
-/// size and the tests so far.
+/// size and the tests so far. The candidates run in a staying child when
+/// the input covers `required` there twice in a row; the result is checked
+/// in a fresh child, and when it fails there, the shrink runs again with a
+/// fresh child per candidate, and so does every shrink after it
+/// (decision 0090).
 pub fn shrink(
     runner: &mut Runner,
     bytes: &[u8],
@@ -141,7 +145,60 @@ pub fn shrink(
         let features = union([&features[..], required]);
         return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true, split: None });
     }
+    let (staying, checks) = enter_staying(runner, bytes, required);
     let recorded = runner.recorded();
+    let reduction = reduce(runner, bytes, staying.as_deref().unwrap_or(required), options, progress)?;
+    runner.stay(false);
+    let tests = reduction.stats.tests + 2 + checks + (runner.recorded() - recorded);
+    let stop = reduction.stats.stop.clone();
+    match covers(runner, &reduction.best.bytes, required) {
+        Some(features) => {
+            Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
+        }
+        None if staying.is_some() => {
+            // Candidates passed after earlier runs that fail alone: no more staying.
+            runner.forbid_staying();
+            let again = shrink(runner, bytes, required, options, progress)?;
+            Ok(Shrunk { tests: tests + again.tests, ..again })
+        }
+        // The result does not cover them again (coverage that varies run to run): keep the input.
+        None => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
+    }
+}
+
+/// Puts the runner's measures in a staying child and returns what a
+/// candidate must cover there: `required` but the features that only a
+/// process's first run shows (a lazy static's initialization:
+/// libfuzzer-sys's own `fuzz_target!` has one), which the fresh check of
+/// the result still asks for. Two runs of `bytes` there tell them apart.
+/// `None` when they stay in fresh children (staying forbidden, or the
+/// first run there did not cover `required`). Also the runs made.
+fn enter_staying(runner: &mut Runner, bytes: &[u8], required: &[u32]) -> (Option<Vec<u32>>, u64) {
+    if !runner.stay(true) {
+        return (None, 0);
+    }
+    let first = runner.measure(bytes);
+    let second = runner.measure(bytes);
+    match (first, second) {
+        (Measured::Covered(first), Measured::Covered(second)) if is_subset(required, &first) => {
+            (Some(intersect(required, &second)), 2)
+        }
+        _ => {
+            runner.stay(false);
+            (None, 2)
+        }
+    }
+}
+
+/// The reducer on `bytes`, its oracle the coverage harness (and the
+/// recording one for a typed input's examples).
+fn reduce(
+    runner: &mut Runner,
+    bytes: &[u8],
+    required: &[u32],
+    options: &ReduceOptions,
+    progress: &mut dyn FnMut(usize, u64),
+) -> Result<crate::reduce::Reduction, String> {
     let examples = runner.examples(bytes)?;
     // A candidate's examples come from a run of its own, only where the input has some.
     let typed = !examples.is_empty();
@@ -157,16 +214,7 @@ pub fn shrink(
             _ => Verdict::Boring,
         })
     });
-    let reduction = reduce_from(initial, oracle, options, &mut Reporter(progress));
-    let tests = reduction.stats.tests + 2 + (runner.recorded() - recorded);
-    let stop = reduction.stats.stop.clone();
-    match covers(runner, &reduction.best.bytes, required) {
-        Some(features) => {
-            Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
-        }
-        // The result does not cover them again (coverage that varies run to run): keep the input.
-        None => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
-    }
+    Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
 }
 
 /// The features of `bytes`, when it runs normally and covers `required`.

@@ -478,3 +478,26 @@ fn features_that_vary_from_run_to_run_are_kept_by_inputs_kept_as_they_are() {
     // More runs per input than inputs: the ones that vary ran up to four times.
     assert!(report["tests"].as_u64().unwrap() >= 40, "{report:#}");
 }
+
+/// Shrinks run their candidates in a staying child (decision 0090). On a
+/// target whose coverage depends on the runs before it (`history`: whether an
+/// input ended with `x` is kept for the process's life), candidates pass there
+/// that fail alone (the `x` deleted first, from the end): the result is
+/// checked in a fresh child, and the shrink runs again with a fresh child per
+/// candidate. The result keeps its `x`.
+#[test]
+fn a_shrink_that_passed_only_after_earlier_runs_is_run_again_in_fresh_children() {
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, output) = (dir.path().join("corpus"), dir.path().join("new"));
+    std::fs::create_dir(&corpus).unwrap();
+    let input: Vec<u8> = (0..40u8).map(|i| i.wrapping_mul(53) | 1).chain(*b"x").collect();
+    std::fs::write(corpus.join("input"), &input).unwrap();
+    let run = run_corpus("history", &corpus, &output, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(run.report["covers_every_feature"], true, "{:#}", run.report);
+    let written: Vec<Vec<u8>> =
+        std::fs::read_dir(&output).unwrap().map(|e| std::fs::read(e.unwrap().path()).unwrap()).collect();
+    assert_eq!(written.len(), 1, "{:#}", run.report);
+    assert_eq!(written[0].len(), 4, "shrunk to the 4 bytes the branch needs: {:?}", written[0]);
+    assert_eq!(written[0][3], b'x', "run alone, the result must still end with x: {:?}", written[0]);
+}

@@ -335,13 +335,13 @@ fn a_program_that_is_not_a_harness_fails_the_handshake_clearly() {
 
     let newer = shell(
         &format!(
-            r"{status_fd}; printf 'cmcH\006\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000' >/dev/fd/$fd"
+            r"{status_fd}; printf 'cmcH\007\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000' >/dev/fd/$fd"
         ),
         long,
     );
     let text = format!("{newer:#}");
-    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 6, .. })), "{text}");
-    assert!(text.contains("protocol version 6"), "{text}");
+    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 7, .. })), "{text}");
+    assert!(text.contains("protocol version 7"), "{text}");
 }
 
 #[test]
@@ -363,4 +363,48 @@ fn without_the_variable_the_harness_replays_files() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(crash.status.signal(), Some(SIGABRT));
     assert!(String::from_utf8_lossy(&crash.stderr).contains("planted panic after 2 payload bytes"));
+}
+
+/// A staying child (decision 0090) runs test after test, each with its own
+/// result and stderr; a crash, a timeout or memory over the limit ends it,
+/// and so does killing it from outside between tests: the next test runs in
+/// a new child, on the same server.
+#[test]
+fn a_staying_child_runs_test_after_test_until_one_ends_it() {
+    let mut config = ForkServerConfig::new(SERVER, Duration::from_millis(500));
+    config.rss_limit_mb = 64;
+    let mut executor = ForkServerExecutor::start(config).expect("start planted-server");
+    let server = executor.hello().unwrap().pid;
+    executor.set_staying(true);
+    let staying = |executor: &mut ForkServerExecutor, input: &[u8]| {
+        let outcome = executor.run(input).unwrap();
+        assert_eq!(outcome.status, Status::Exited(0), "{}", String::from_utf8_lossy(input));
+        executor.last_child().unwrap()
+    };
+    let child = staying(&mut executor, b"ok");
+    for input in [&b"reject"[..], b"print:10", b"ok", b"alloc:8"] {
+        assert_eq!(staying(&mut executor, input), child, "{}", String::from_utf8_lossy(input));
+        let expected = if input == b"reject" { ResultKind::Rejected } else { ResultKind::Ok };
+        assert_eq!(executor.last_result().unwrap().kind, expected);
+    }
+    assert!(executor.run(b"ok").unwrap().stderr.is_empty(), "the print run's stderr was its own");
+    let ended: [(&[u8], Status); 3] =
+        [(b"panic", Status::Signaled(SIGABRT)), (b"hang", Status::Timeout), (b"alloc:200", Status::OutOfMemory)];
+    let mut child = child;
+    for (input, status) in ended {
+        assert_eq!(executor.run(input).unwrap().status, status);
+        assert!(gone(child), "the staying child {child} outlived {}", String::from_utf8_lossy(input));
+        let next = staying(&mut executor, b"ok");
+        assert_ne!(next, child);
+        child = next;
+    }
+    kill(Pid::from_raw(child), Signal::SIGKILL).unwrap();
+    assert!(gone(child));
+    let next = staying(&mut executor, b"ok");
+    assert_ne!(next, child);
+    executor.set_staying(false);
+    assert!(gone(next), "turning staying off ends the staying child");
+    let fresh = staying(&mut executor, b"ok");
+    assert!(gone(fresh), "without staying, a child runs one test");
+    assert_eq!((executor.hello().unwrap().pid, executor.restarts()), (server, 0));
 }

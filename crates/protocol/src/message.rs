@@ -11,6 +11,7 @@ const TAG_RUN: [u8; 4] = *b"cmcR";
 const TAG_STARTED: [u8; 4] = *b"cmcS";
 const TAG_FINISHED: [u8; 4] = *b"cmcW";
 const TAG_FORK_FAILED: [u8; 4] = *b"cmcE";
+const TAG_RAN: [u8; 4] = *b"cmcD";
 
 /// The server's first message: who it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -27,10 +28,16 @@ pub struct Hello {
 /// What the client asks of the server.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Request {
-    /// Fork a child and run the target once on the input now in shared memory.
+    /// Run the target once on the input now in shared memory: in a new
+    /// child, or in the staying child when one waits for requests.
     Run {
         /// A sequence number, echoed in the responses.
         seq: u32,
+        /// The child stays after a run that returns: it answers [`Response::Ran`]
+        /// and reads the next request itself (the server waits for it
+        /// meanwhile), until the client kills it or closes the pipe. Read by
+        /// the server when it forks; a staying child's later runs stay.
+        stay: bool,
     },
 }
 
@@ -58,6 +65,15 @@ pub enum Response {
         /// The CPU time the child used, user and system, in microseconds
         /// (from `wait4`, saturating): how long it ran whatever else the
         /// machine was doing.
+        cpu_micros: u32,
+    },
+    /// A staying child ran request `seq` to its end and waits for the next.
+    Ran {
+        /// The request's sequence number.
+        seq: u32,
+        /// The child's peak resident set size so far in KiB (`ru_maxrss`).
+        max_rss_kib: u32,
+        /// The CPU time this run used, user and system, in microseconds (saturating).
         cpu_micros: u32,
     },
     /// `fork` failed for request `seq`.
@@ -90,14 +106,14 @@ impl Request {
     /// The request's bytes.
     pub fn encode(&self) -> [u8; MESSAGE_LEN] {
         match *self {
-            Request::Run { seq } => encode(TAG_RUN, [seq, 0, 0, 0]),
+            Request::Run { seq, stay } => encode(TAG_RUN, [seq, u32::from(stay), 0, 0]),
         }
     }
 
     /// Decodes the first [`MESSAGE_LEN`] bytes of `bytes`.
     pub fn decode(bytes: &[u8]) -> Result<Self, DecodeError> {
         match fields(bytes, "request")? {
-            (TAG_RUN, [seq, ..]) => Ok(Request::Run { seq }),
+            (TAG_RUN, [seq, stay, ..]) => Ok(Request::Run { seq, stay: stay != 0 }),
             (tag, ..) => Err(DecodeError::UnknownTag { tag }),
         }
     }
@@ -115,6 +131,7 @@ impl Response {
                 encode(TAG_FINISHED, [seq, wait_status as u32, max_rss_kib, cpu_micros])
             }
             Response::ForkFailed { seq, errno } => encode(TAG_FORK_FAILED, [seq, errno as u32, 0, 0]),
+            Response::Ran { seq, max_rss_kib, cpu_micros } => encode(TAG_RAN, [seq, max_rss_kib, cpu_micros, 0]),
         }
     }
 
@@ -130,6 +147,7 @@ impl Response {
                 Response::Finished { seq, wait_status: status as i32, max_rss_kib: rss, cpu_micros: cpu }
             }
             (TAG_FORK_FAILED, [seq, errno, ..]) => Response::ForkFailed { seq, errno: errno as i32 },
+            (TAG_RAN, [seq, rss, cpu, _]) => Response::Ran { seq, max_rss_kib: rss, cpu_micros: cpu },
             (tag, ..) => return Err(DecodeError::UnknownTag { tag }),
         })
     }
@@ -141,7 +159,7 @@ mod tests {
 
     #[test]
     fn every_message_survives_a_round_trip() {
-        let requests = [Request::Run { seq: 0 }, Request::Run { seq: u32::MAX }];
+        let requests = [Request::Run { seq: 0, stay: false }, Request::Run { seq: u32::MAX, stay: true }];
         for request in requests {
             assert_eq!(Request::decode(&request.encode()), Ok(request));
         }
@@ -151,6 +169,7 @@ mod tests {
             Response::Finished { seq: 7, wait_status: 0x86, max_rss_kib: 2048, cpu_micros: 1500 },
             Response::Finished { seq: 8, wait_status: -1, max_rss_kib: u32::MAX, cpu_micros: u32::MAX },
             Response::ForkFailed { seq: 9, errno: 12 },
+            Response::Ran { seq: 10, max_rss_kib: 4096, cpu_micros: 20 },
         ];
         for response in responses {
             assert_eq!(Response::decode(&response.encode()), Ok(response));
@@ -161,7 +180,7 @@ mod tests {
     fn the_encoding_is_fixed_little_endian() {
         let bytes = Response::Started { seq: 1, pid: 0x0102_0304 }.encode();
         assert_eq!(&bytes, b"cmcS\x01\0\0\0\x04\x03\x02\x01\0\0\0\0\0\0\0\0");
-        assert_eq!(&Request::Run { seq: 2 }.encode()[..8], b"cmcR\x02\0\0\0");
+        assert_eq!(&Request::Run { seq: 2, stay: true }.encode()[..12], b"cmcR\x02\0\0\0\x01\0\0\0");
     }
 
     #[test]
@@ -172,7 +191,7 @@ mod tests {
                 Response::decode(&bytes[..len]),
                 Err(DecodeError::Truncated { what: "response", needed: MESSAGE_LEN, got: len })
             );
-            assert!(Request::decode(&Request::Run { seq: 1 }.encode()[..len]).is_err());
+            assert!(Request::decode(&Request::Run { seq: 1, stay: false }.encode()[..len]).is_err());
         }
     }
 
@@ -181,7 +200,7 @@ mod tests {
         let banner = b"INFO: Running with entropic power schedule";
         assert_eq!(Response::decode(banner), Err(DecodeError::UnknownTag { tag: *b"INFO" }));
         // A request is not a response, and the other way round.
-        assert!(Response::decode(&Request::Run { seq: 1 }.encode()).is_err());
+        assert!(Response::decode(&Request::Run { seq: 1, stay: false }.encode()).is_err());
         assert!(Request::decode(&Response::Started { seq: 1, pid: 1 }.encode()).is_err());
     }
 }

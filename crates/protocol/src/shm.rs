@@ -624,7 +624,7 @@ mod tests {
         let none = Layout { feature_capacity: 0, known_capacity: 0, ..SMALL };
         assert_eq!(none.input_offset(), 5600, "no coverage and no known values, no room");
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x05\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x06\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
         assert_eq!(&shm[28..36], &[3, 0, 0, 0, 4, 0, 0, 0]);
         assert_eq!((R_FEATURE_COUNT, R_COUNTERS, R_STACK_OFFSET), (112, 116, 120));
@@ -645,8 +645,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 6;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 6, expected: 5 }));
+        newer[H_VERSION] = 7;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 7, expected: 6 }));
     }
 
     #[test]

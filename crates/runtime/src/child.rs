@@ -3,16 +3,25 @@
 use std::any::Any;
 use std::io::Write;
 
-use cmc_protocol::ResultKind;
+use cmc_protocol::{Request, Response, ResultKind, MESSAGE_LEN};
 
 use crate::shared::SharedMemory;
 
 /// libfuzzer-sys's `Corpus::Reject`.
 const REJECT: i32 = -1;
 
-/// The child's whole life: leave the server's pipes, run the target, `_exit(0)`.
-/// A panic ends in the hook's `abort`; a crash in its signal.
-pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test_one: crate::TestOne) -> ! {
+/// The server a child was forked from: its pipes (control, status) and its pid.
+pub(crate) struct Server {
+    pub(crate) fds: [i32; 2],
+    pub(crate) pid: i32,
+}
+
+/// The child's whole life: leave the server's pipes, run the target,
+/// `_exit(0)`. A panic ends in the hook's `abort`; a crash in its signal.
+/// A staying child (`stay`: the request it was forked for) keeps the pipes
+/// instead, and after each run that returns answers `Ran` and runs the next
+/// request itself, until the pipe closes.
+pub(crate) fn run(shm: SharedMemory, server: Server, stay: Option<u32>, test_one: crate::TestOne) -> ! {
     // SAFETY: plain system calls.
     unsafe {
         // Its own group, so the client can kill whatever the target starts.
@@ -21,18 +30,40 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
         {
             // Die with the server; if it is already gone, do not run at all.
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
-            if libc::getppid() != server_pid {
+            if libc::getppid() != server.pid {
                 libc::_exit(0);
             }
         }
-        #[cfg(not(any(target_os = "linux", target_os = "android")))]
-        let _ = server_pid;
         // The pipes are the server's: when it dies the client must see end of
         // file even while a child runs, and the target must not write into them.
-        for fd in server_fds {
-            libc::close(fd);
+        // A staying child dies with the server, so the pipes close with it.
+        if stay.is_none() {
+            for fd in server.fds {
+                libc::close(fd);
+            }
         }
     }
+    let mut seq = stay;
+    loop {
+        let before = cpu_and_peak().0;
+        run_once(shm, test_one);
+        // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
+        // of the child's is worth keeping.
+        let Some(done) = seq else { unsafe { libc::_exit(0) } };
+        let (cpu, max_rss_kib) = cpu_and_peak();
+        let ran = Response::Ran { seq: done, max_rss_kib, cpu_micros: cpu.saturating_sub(before) };
+        seq = crate::server::send(server.fds[1], ran).ok().and_then(|()| next_request(server.fds[0]));
+        // Answered as the server answers a fork: the client knows its request reached a child.
+        let started = seq.map(|seq| Response::Started { seq, pid: std::process::id() as i32 });
+        if started.map_or(true, |started| crate::server::send(server.fds[1], started).is_err()) {
+            // SAFETY: as above.
+            unsafe { libc::_exit(0) }
+        }
+    }
+}
+
+/// One run of the target on the input in shared memory, recorded there.
+fn run_once(shm: SharedMemory, test_one: crate::TestOne) {
     let input = match shm.input() {
         Ok(input) => input,
         Err(e) => {
@@ -55,9 +86,30 @@ pub(crate) fn run(shm: SharedMemory, server_fds: [i32; 2], server_pid: i32, test
         unsafe { test_one(input.as_ptr(), input.len()) }
     };
     shm.set_kind(if code == REJECT { ResultKind::Rejected } else { ResultKind::Ok });
-    // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
-    // of the child's is worth keeping.
-    unsafe { libc::_exit(0) }
+}
+
+/// The next request's sequence number, or `None` when the pipe closed or
+/// the request is not a run.
+fn next_request(control: i32) -> Option<u32> {
+    let mut request = [0u8; MESSAGE_LEN];
+    match crate::server::read_exact(control, &mut request) {
+        Ok(true) => match Request::decode(&request) {
+            Ok(Request::Run { seq, .. }) => Some(seq),
+            Err(_) => None,
+        },
+        _ => None,
+    }
+}
+
+/// This process's CPU time so far in microseconds (user and system) and its
+/// peak resident set in KiB.
+fn cpu_and_peak() -> (u32, u32) {
+    // SAFETY: plain system call with a valid out-pointer.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+    let cpu = crate::server::micros(&usage.ru_utime).saturating_add(crate::server::micros(&usage.ru_stime));
+    (cpu, u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX))
 }
 
 /// Records every panic in shared memory, prints the standard one-line message

@@ -39,15 +39,16 @@ pub(crate) fn run(value: &OsStr, test_one: crate::TestOne) -> ! {
             // The client closed the pipe (or is gone): we are done.
             Ok(false) | Err(_) => exit(0),
         }
-        let seq = match Request::decode(&request) {
-            Ok(Request::Run { seq }) => seq,
+        let (seq, stay) = match Request::decode(&request) {
+            Ok(Request::Run { seq, stay }) => (seq, stay),
             Err(e) => die(&format!("bad request from the client: {e}")),
         };
         // SAFETY: the server is a plain single-purpose process; the child only
         // runs `child::run`, which ends in `_exit` or `abort`.
         let pid = unsafe { fork() };
         if pid == 0 {
-            child::run(shm, [start.control_fd, start.status_fd], hello.pid, test_one);
+            let server = child::Server { fds: [start.control_fd, start.status_fd], pid: hello.pid };
+            child::run(shm, server, stay.then_some(seq), test_one);
         }
         if pid < 0 {
             let errno = io::Error::last_os_error().raw_os_error().unwrap_or(0);
@@ -63,6 +64,7 @@ pub(crate) fn run(value: &OsStr, test_one: crate::TestOne) -> ! {
         if send(start.status_fd, Response::Started { seq, pid }).is_err() {
             kill_group_and_exit(pid);
         }
+        // A staying child answers its runs itself until it ends; this reports its end.
         let (wait_status, max_rss_kib, cpu_micros) = wait(pid);
         if send(start.status_fd, Response::Finished { seq, wait_status, max_rss_kib, cpu_micros }).is_err() {
             exit(0);
@@ -95,13 +97,13 @@ fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
 }
 
 /// A `timeval` in microseconds, saturating at `u32::MAX` (71 minutes).
-fn micros(time: &libc::timeval) -> u32 {
+pub(crate) fn micros(time: &libc::timeval) -> u32 {
     let total = time.tv_sec.saturating_mul(1_000_000).saturating_add(time.tv_usec);
     u32::try_from(total.max(0)).unwrap_or(u32::MAX)
 }
 
 /// Reads exactly `buf.len()` bytes; `Ok(false)` on end of file.
-fn read_exact(fd: i32, buf: &mut [u8]) -> io::Result<bool> {
+pub(crate) fn read_exact(fd: i32, buf: &mut [u8]) -> io::Result<bool> {
     let mut got = 0;
     while got < buf.len() {
         // SAFETY: reads into the unfilled part of `buf`.
@@ -121,7 +123,7 @@ fn read_exact(fd: i32, buf: &mut [u8]) -> io::Result<bool> {
 }
 
 /// Writes one message (20 bytes: below `PIPE_BUF`, so in one piece).
-fn send(fd: i32, response: Response) -> io::Result<()> {
+pub(crate) fn send(fd: i32, response: Response) -> io::Result<()> {
     let bytes = response.encode();
     let mut sent = 0;
     while sent < bytes.len() {

@@ -79,6 +79,9 @@ pub const EXAMPLE_CAPACITY: u32 = 1 << 16;
 pub const LABEL_CAPACITY: u32 = 1 << 16;
 /// How long the server has to report a child it was told to kill.
 const STATUS_GRACE: Duration = Duration::from_secs(2);
+/// A staying child is ended after this many runs (and a fresh one forked):
+/// what a target leaks or caches from run to run stays bounded.
+const STAY_RUNS: u32 = 1_000;
 /// How often a running child's resident set is compared with the memory limit
 /// (a test shorter than this is checked once, by its peak, when it ends).
 const RSS_CHECK_INTERVAL: Duration = Duration::from_millis(100);
@@ -183,6 +186,20 @@ pub struct ForkServerExecutor {
     limit: Option<Duration>,
     /// Whether to poll for a test's answers rather than sleep.
     spinner: Spinner,
+    /// Whether tests run in a staying child ([`ForkServerExecutor::set_staying`]).
+    stay: bool,
+    /// The staying child, while one waits for requests.
+    staying: Option<Staying>,
+}
+
+/// A child that stays between runs (`Request::Run`'s `stay`).
+#[derive(Clone, Copy, Debug)]
+struct Staying {
+    pid: i32,
+    /// The request it was forked for: the server's `Finished` names it.
+    first_seq: u32,
+    /// Runs it has made.
+    runs: u32,
 }
 
 impl ForkServerExecutor {
@@ -216,6 +233,8 @@ impl ForkServerExecutor {
             known: KnownValues::default(),
             limit: None,
             spinner: Spinner::new(),
+            stay: false,
+            staying: None,
         };
         executor.start_server()?;
         Ok(executor)
@@ -262,6 +281,34 @@ impl ForkServerExecutor {
     /// The scratch directory (removed on drop).
     pub fn scratch_dir(&self) -> &Path {
         self.scratch.path()
+    }
+
+    /// Runs the next tests in one staying child, forked once (and again
+    /// after a crash, a timeout or [`STAY_RUNS`] runs), rather than in a
+    /// child each: no fork, page faults or exit per test. The target then
+    /// runs after earlier runs in the same process, as libFuzzer runs it; its
+    /// coverage can depend on them (a cache, a lazy static: decision 0090).
+    /// Off ends the staying child.
+    pub fn set_staying(&mut self, on: bool) {
+        self.stay = on;
+        if !on {
+            self.end_staying();
+        }
+    }
+
+    /// Kills the staying child, if any, and reads the server's report of its end.
+    fn end_staying(&mut self) {
+        let Some(staying) = self.staying.take() else { return };
+        signal_group(staying.pid, Signal::SIGKILL);
+        let _ = kill(Pid::from_raw(staying.pid), Signal::SIGKILL);
+        let reported = self.server.as_mut().map(|server| {
+            read_response(&mut server.status, Instant::now() + STATUS_GRACE, None)
+                .is_ok_and(|r| matches!(r, Ok(Response::Finished { seq, .. }) if seq == staying.first_seq))
+        });
+        if reported == Some(false) {
+            self.stop_server();
+            self.restarts += 1;
+        }
     }
 
     fn start_server(&mut self) -> anyhow::Result<()> {
@@ -324,6 +371,7 @@ impl ForkServerExecutor {
     }
 
     fn stop_server(&mut self) {
+        self.staying = None;
         if let Some(server) = self.server.take() {
             stop(server);
         }
@@ -350,6 +398,9 @@ impl ForkServerExecutor {
 
     /// One try at a test on the current server.
     fn attempt(&mut self, input: &[u8]) -> anyhow::Result<Attempt> {
+        if self.staying.is_some_and(|s| s.runs >= STAY_RUNS) {
+            self.end_staying();
+        }
         let seq = self.prepare(input)?;
         let started = Instant::now();
         let deadline = started + self.limit.map_or(self.config.timeout, |limit| limit.min(self.config.timeout));
@@ -358,9 +409,10 @@ impl ForkServerExecutor {
             Ok(pid) => pid,
             Err(why) => return Ok(Attempt::ServerLost(why)),
         };
+        let first_seq = self.staying.filter(|s| s.pid == pid).map_or(seq, |s| s.first_seq);
         self.last_child = Some(pid);
         self.config.running.store(pid, Ordering::SeqCst);
-        let status = match self.finished_status(seq, pid, deadline, spin)? {
+        let status = match self.finished_status((seq, first_seq), pid, deadline, spin)? {
             Ok(status) => status,
             Err(why) => {
                 // The child dies with the server (PR_SET_PDEATHSIG); its group goes too.
@@ -371,8 +423,10 @@ impl ForkServerExecutor {
         };
         let duration = started.elapsed();
         self.spinner.finished(duration);
-        // Whatever the target left running in its group goes now.
-        signal_group(pid, Signal::SIGKILL);
+        if self.staying.is_none() {
+            // Whatever the target left running in its group goes now.
+            signal_group(pid, Signal::SIGKILL);
+        }
         self.config.running.store(0, Ordering::SeqCst);
         Ok(Attempt::Done(self.outcome(status, duration)?))
     }
@@ -391,8 +445,12 @@ impl ForkServerExecutor {
         Ok(self.seq)
     }
 
-    /// Asks the server to fork: the child's pid, or why the server is lost.
-    /// Its answer is polled for until `spin` ([`spin`]), then waited for.
+    /// Asks for a run: the child's pid, or why the server is lost. The
+    /// server forks a child and answers `Started`, or, while a child stays,
+    /// that child reads the request and answers `Started` with its own pid.
+    /// A staying child that ended between runs (killed from outside) left
+    /// the server's report of its end first: the server read the request.
+    /// The answer is polled for until `spin` ([`spin`]), then waited for.
     fn start_child(
         &mut self,
         seq: u32,
@@ -400,24 +458,32 @@ impl ForkServerExecutor {
         spin: Option<Instant>,
     ) -> anyhow::Result<Result<i32, String>> {
         let server = self.server.as_mut().context("no fork server is running")?;
-        if let Err(e) = server.control.write_all(&Request::Run { seq }.encode()) {
+        if let Err(e) = server.control.write_all(&Request::Run { seq, stay: self.stay }.encode()) {
             return Ok(Err(format!("it stopped reading requests ({e})")));
         }
-        Ok(match read_response(&mut server.status, deadline, spin)? {
-            Ok(Response::Started { seq: s, pid }) if s == seq => Ok(pid),
-            Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
-                bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
-            }
-            Ok(other) => Err(format!("it answered {other:?} to request {seq}")),
-            Err(why) => Err(why),
-        })
+        loop {
+            return Ok(match read_response(&mut server.status, deadline, spin)? {
+                Ok(Response::Started { seq: s, pid }) if s == seq => Ok(pid),
+                Ok(Response::Finished { seq: s, .. }) if self.staying.is_some_and(|st| st.first_seq == s) => {
+                    self.staying = None;
+                    continue;
+                }
+                Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
+                    bail!("the fork server could not fork: {}", Errno::from_raw(errno).desc())
+                }
+                Ok(other) => Err(format!("it answered {other:?} to request {seq}")),
+                Err(why) => Err(why),
+            });
+        }
     }
 
     /// How the child ended (killed at the deadline or over the memory limit
-    /// if it had not), or why the server is lost.
+    /// if it had not), or why the server is lost. A staying child answers
+    /// `Ran` for request `seq` when the run returned; the server's `Finished`
+    /// names the request it was forked for (`first_seq`).
     fn finished_status(
         &mut self,
-        seq: u32,
+        (seq, first_seq): (u32, u32),
         pid: i32,
         deadline: Instant,
         spin: Option<Instant>,
@@ -428,22 +494,35 @@ impl ForkServerExecutor {
             Waited::Response(response) => (response, false),
             Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
         };
+        let over = |max_rss_kib: u32| limit_kib > 0 && u64::from(max_rss_kib) > limit_kib;
         Ok(match finished {
-            Ok(Response::Finished { seq: s, wait_status, max_rss_kib, cpu_micros }) if s == seq => {
+            Ok(Response::Ran { seq: s, max_rss_kib, cpu_micros }) if s == seq && self.stay => {
+                self.last_cpu = Some(Duration::from_micros(u64::from(cpu_micros)));
+                let runs = self.staying.map_or(0, |s| s.runs) + 1;
+                self.staying = Some(Staying { pid, first_seq, runs });
+                if over(max_rss_kib) {
+                    self.end_staying();
+                    Ok(Status::OutOfMemory)
+                } else {
+                    Ok(Status::Exited(0))
+                }
+            }
+            Ok(Response::Finished { seq: s, wait_status, max_rss_kib, cpu_micros }) if s == first_seq => {
+                self.staying = None;
                 self.last_cpu = Some(Duration::from_micros(u64::from(cpu_micros)));
                 let status = wait_status_of(wait_status);
                 // Over the limit at its peak but no crash of its own: libFuzzer's
                 // RSS watchdog would have reported it as out of memory.
                 let crashed = matches!(status, Status::Signaled(signal) if signal != libc::SIGKILL)
                     || matches!(status, Status::Exited(code) if code != 0);
-                if limit_kib > 0 && u64::from(max_rss_kib) > limit_kib && !crashed {
+                if over(max_rss_kib) && !crashed {
                     Ok(Status::OutOfMemory)
                 } else {
                     Ok(status)
                 }
             }
             Ok(other) => Err(format!("it answered {other:?} to request {seq}")),
-            Err(why) if why == TIMED_OUT => Ok(self.stop_overdue(seq, pid, over_limit)?),
+            Err(why) if why == TIMED_OUT => Ok(self.stop_overdue(first_seq, pid, over_limit)?),
             Err(why) => Err(why),
         })
     }
@@ -451,6 +530,7 @@ impl ForkServerExecutor {
     /// Kills a child that ran too long or grew too big, and waits for the
     /// server to report it (restarting the server next time if it cannot).
     fn stop_overdue(&mut self, seq: u32, pid: i32, over_limit: bool) -> anyhow::Result<Status> {
+        self.staying = None;
         signal_group(pid, Signal::SIGKILL);
         // In case it left its group; ESRCH means it is already gone.
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);

@@ -1,7 +1,7 @@
 //! Corpus mode against `cargo fuzz cmin` at scale: real crates' fuzz targets, corpora of 2,000 inputs or more grown by libFuzzer, both sides in one run.
 //!
 //! ```text
-//! cargo bench --bench corpus_scale                    # our run stops at 20 minutes at most; about 10 in all, warm
+//! cargo bench --bench corpus_scale                    # our run stops at 20 minutes at most; about 15 in all, warm
 //! BENCH_MINUTES=2 cargo bench --bench corpus_scale    # our --max-time, in minutes (a quick check)
 //! cargo bench --bench corpus_scale -- demangle        # one project
 //! ```

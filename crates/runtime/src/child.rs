@@ -45,12 +45,12 @@ pub(crate) fn run(shm: SharedMemory, server: Server, stay: Option<u32>, test_one
     }
     let mut seq = stay;
     loop {
-        let before = cpu_and_peak().0;
+        let before = peak_and_cpu().1;
         run_once(shm, test_one);
         // SAFETY: always safe; skips atexit handlers and stdio flushing, as nothing
         // of the child's is worth keeping.
         let Some(done) = seq else { unsafe { libc::_exit(0) } };
-        let (cpu, max_rss_kib) = cpu_and_peak();
+        let (max_rss_kib, cpu) = peak_and_cpu();
         let ran = Response::Ran { seq: done, max_rss_kib, cpu_micros: cpu.saturating_sub(before) };
         seq = crate::server::send(server.fds[1], ran).ok().and_then(|()| next_request(server.fds[0]));
         // Answered as the server answers a fork: the client knows its request reached a child.
@@ -101,15 +101,13 @@ fn next_request(control: i32) -> Option<u32> {
     }
 }
 
-/// This process's CPU time so far in microseconds (user and system) and its
-/// peak resident set in KiB.
-fn cpu_and_peak() -> (u32, u32) {
+/// This process's peak resident set in KiB and its CPU time so far in microseconds.
+fn peak_and_cpu() -> (u32, u32) {
     // SAFETY: plain system call with a valid out-pointer.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: as above.
     unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    let cpu = crate::server::micros(&usage.ru_utime).saturating_add(crate::server::micros(&usage.ru_stime));
-    (cpu, u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX))
+    crate::server::peak_and_cpu(&usage)
 }
 
 /// Records every panic in shared memory, prints the standard one-line message

@@ -87,8 +87,8 @@ fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
         // SAFETY: as above.
         let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
         if waited == pid {
-            let rss = u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX);
-            return (status, rss, micros(&usage.ru_utime).saturating_add(micros(&usage.ru_stime)));
+            let (rss, cpu) = peak_and_cpu(&usage);
+            return (status, rss, cpu);
         }
         if waited < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
             die(&format!("waitpid({pid}) failed: {}", io::Error::last_os_error()));
@@ -96,8 +96,15 @@ fn wait(pid: libc::pid_t) -> (i32, u32, u32) {
     }
 }
 
+/// A usage's peak resident set in KiB and its CPU time (user and system)
+/// in microseconds, saturating: a waited child's, or a staying child's own.
+pub(crate) fn peak_and_cpu(usage: &libc::rusage) -> (u32, u32) {
+    let rss = u32::try_from(usage.ru_maxrss.max(0)).unwrap_or(u32::MAX);
+    (rss, micros(&usage.ru_utime).saturating_add(micros(&usage.ru_stime)))
+}
+
 /// A `timeval` in microseconds, saturating at `u32::MAX` (71 minutes).
-pub(crate) fn micros(time: &libc::timeval) -> u32 {
+fn micros(time: &libc::timeval) -> u32 {
     let total = time.tv_sec.saturating_mul(1_000_000).saturating_add(time.tv_usec);
     u32::try_from(total.max(0)).unwrap_or(u32::MAX)
 }

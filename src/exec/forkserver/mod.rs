@@ -299,13 +299,7 @@ impl ForkServerExecutor {
     /// Kills the staying child, if any, and reads the server's report of its end.
     fn end_staying(&mut self) {
         let Some(staying) = self.staying.take() else { return };
-        signal_group(staying.pid, Signal::SIGKILL);
-        let _ = kill(Pid::from_raw(staying.pid), Signal::SIGKILL);
-        let reported = self.server.as_mut().map(|server| {
-            read_response(&mut server.status, Instant::now() + STATUS_GRACE, None)
-                .is_ok_and(|r| matches!(r, Ok(Response::Finished { seq, .. }) if seq == staying.first_seq))
-        });
-        if reported == Some(false) {
+        if self.kill_child(staying.first_seq, staying.pid).is_err() {
             self.stop_server();
             self.restarts += 1;
         }
@@ -531,17 +525,24 @@ impl ForkServerExecutor {
     /// server to report it (restarting the server next time if it cannot).
     fn stop_overdue(&mut self, seq: u32, pid: i32, over_limit: bool) -> anyhow::Result<Status> {
         self.staying = None;
+        self.kill_child(seq, pid)?;
+        Ok(if over_limit { Status::OutOfMemory } else { Status::Timeout })
+    }
+
+    /// Kills child `pid` and reads the server's report of its end
+    /// (`Finished` for request `seq`): a server that cannot even report a
+    /// killed child is started afresh next time.
+    fn kill_child(&mut self, seq: u32, pid: i32) -> anyhow::Result<()> {
         signal_group(pid, Signal::SIGKILL);
         // In case it left its group; ESRCH means it is already gone.
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
         let server = self.server.as_mut().context("no fork server is running")?;
         let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE, None)?;
         if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
-            // It cannot even report a killed child: start afresh next time.
             self.stop_server();
             self.restarts += 1;
         }
-        Ok(if over_limit { Status::OutOfMemory } else { Status::Timeout })
+        Ok(())
     }
 
     /// The run's outcome from what the child left: its result record, its

@@ -196,6 +196,15 @@ pub(super) const COVERAGE_FLAGS: [&str; 6] = [
     "-Cllvm-args=-simplifycfg-branch-fold-threshold=0",
 ];
 
+/// LLVM passes that merge identical calls on different paths into one
+/// instruction, turned off in the crash harness: a function's cold calls
+/// into the standard library's panics (`Vec::drain`'s and
+/// `Vec::extend_from_within`'s bad ranges) were sunk into one call whose
+/// return address reads line 0, and two bugs were one (decision 0091). Not
+/// in a coverage build, whose edges are `cargo fuzz build`'s.
+pub(super) const CALL_SITE_FLAGS: [&str; 2] =
+    ["-Cllvm-args=-simplifycfg-sink-common=false", "-Cllvm-args=-enable-tail-merge=false"];
+
 /// The stack-depth flag, where the runtime supports it.
 const STACK_DEPTH_FLAG: Option<&str> = if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
     Some("-Cllvm-args=-sanitizer-coverage-stack-depth")
@@ -226,6 +235,9 @@ pub fn rustflags(project: &FuzzProject, options: &BuildOptions) -> Vec<String> {
     }
     if !build.dev {
         flags.push("-Ccodegen-units=1".into());
+    }
+    if !options.coverage {
+        flags.extend(CALL_SITE_FLAGS.map(str::to_string));
     }
     if build.sanitizer != Sanitizer::None {
         flags.push(format!("-Zsanitizer={}", build.sanitizer.name()));

@@ -340,7 +340,7 @@ mod tests {
 
     use super::*;
     use crate::project::cargo::CargoDirs;
-    use crate::project::flags::{rustflags, BuildFlags, COVERAGE_FLAGS};
+    use crate::project::flags::{rustflags, BuildFlags, CALL_SITE_FLAGS, COVERAGE_FLAGS};
 
     #[test]
     fn flags_follow_cargo_fuzz_for_each_mode() {
@@ -354,9 +354,18 @@ mod tests {
         };
         let with = |flags: BuildFlags| BuildOptions { flags, ..BuildOptions::default() };
         let default = rustflags(&project, &BuildOptions::default());
+        let [sink, tail] = CALL_SITE_FLAGS;
         assert_eq!(
             default,
-            ["--cfg", "fuzzing", "-Cdebug-assertions", "-Ccodegen-units=1", "--remap-path-prefix=/p/fuzz/="]
+            [
+                "--cfg",
+                "fuzzing",
+                "-Cdebug-assertions",
+                "-Ccodegen-units=1",
+                sink,
+                tail,
+                "--remap-path-prefix=/p/fuzz/="
+            ]
         );
         let release = rustflags(&project, &with(BuildFlags { release: true, ..BuildFlags::default() }));
         assert!(!release.contains(&"-Cdebug-assertions".to_string()));
@@ -370,7 +379,12 @@ mod tests {
         assert!(!default.iter().any(|f| f.contains("sanitizer")));
         let coverage = rustflags(&project, &BuildOptions { coverage: true, ..BuildOptions::default() });
         assert_eq!(coverage[..6], COVERAGE_FLAGS, "cargo-fuzz's instrumentation first");
-        assert!(coverage[6..].ends_with(&default), "then the plain build's flags: {coverage:?}");
+        let plain: Vec<&String> = default.iter().filter(|f| !CALL_SITE_FLAGS.contains(&f.as_str())).collect();
+        assert!(coverage[6..].iter().rev().zip(plain.iter().rev()).all(|(a, b)| a == *b), "{coverage:?}");
+        assert!(
+            !coverage.iter().any(|f| CALL_SITE_FLAGS.contains(&f.as_str())),
+            "a coverage build's edges are cargo fuzz's"
+        );
         let stack_depth = coverage.iter().any(|f| f == "-Cllvm-args=-sanitizer-coverage-stack-depth");
         assert_eq!(stack_depth, cfg!(all(target_arch = "x86_64", target_os = "linux")));
     }

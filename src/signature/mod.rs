@@ -20,7 +20,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::exec::{signal_name, Outcome, Status};
-use crate::trace::{parse, path};
+use crate::trace::{parse, path, recursion};
 
 /// How many frames of user code locate a crash by signal (innermost first).
 pub const SIGNAL_FRAMES: usize = 2;
@@ -150,14 +150,24 @@ impl Signature {
             return Some(Signature { kind: Kind::Panic, location, message, raised_in });
         }
         if parse::stack_overflow(&stderr) {
-            return Some(plain(Kind::StackOverflow));
+            // Rust's own handler said so (the harness's frames came first):
+            // the recursion, as for a harness that died by the fault.
+            let location = outcome.frames.as_deref().and_then(overflow_location);
+            return Some(Signature { location, ..plain(Kind::StackOverflow) });
         }
         let top_frame = || parse::top_user_frame(&stderr).map(|f| f.to_string());
         if let Some(report) = parse::sanitizer(&stderr) {
             // Unsymbolized in the report (`symbolize=0`): the frames the fork server looked up.
             let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
+            // A stack overflow is its recursion, not the frame it ran out in.
+            let recursion = || {
+                let symbolized = parse::frames(&stderr);
+                let frames = outcome.frames.as_deref().unwrap_or(&symbolized);
+                (report.bug == "stack-overflow").then(|| overflow_location(frames)).flatten()
+            };
             return Some(Signature {
-                location: top_frame()
+                location: recursion()
+                    .or_else(top_frame)
                     .or_else(looked_up)
                     .or(report.summary_location.map(|l| path::normalize(&l).into_owned())),
                 message: Some(parse::normalize_message(&report.message)),
@@ -171,8 +181,7 @@ impl Signature {
         }
         Some(match outcome.status {
             Status::Signaled(_) if outcome.stack_overflow => {
-                let frames = outcome.frames.as_deref().unwrap_or_default();
-                let location = parse::recursion(frames).or_else(|| top_user_frames(frames));
+                let location = overflow_location(outcome.frames.as_deref().unwrap_or_default());
                 Signature { kind: Kind::StackOverflow, location, message: None, raised_in: None }
             }
             Status::Signaled(signal) => {
@@ -228,7 +237,6 @@ impl Signature {
     }
 }
 
-/// The top [`SIGNAL_FRAMES`] frames of user code, innermost first (`a <- b`).
 /// The kind of crash libFuzzer's own report line names.
 fn libfuzzer_kind(event: &str) -> Kind {
     if event.starts_with("deadly signal") {
@@ -242,6 +250,13 @@ fn libfuzzer_kind(event: &str) -> Kind {
     }
 }
 
+/// Where a stack overflow is: its recursion, else (a deep stack that does
+/// not repeat) the top frames of user code.
+fn overflow_location(frames: &[parse::Frame]) -> Option<String> {
+    recursion::recursion(frames).or_else(|| top_user_frames(frames))
+}
+
+/// The top [`SIGNAL_FRAMES`] frames of user code, innermost first (`a <- b`).
 fn top_user_frames(frames: &[parse::Frame]) -> Option<String> {
     let top: Vec<String> = parse::user_frames(frames).take(SIGNAL_FRAMES).map(|f| f.to_string()).collect();
     (!top.is_empty()).then(|| top.join(" <- "))

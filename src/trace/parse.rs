@@ -176,12 +176,22 @@ pub struct Frame {
     pub file: Option<String>,
 }
 
+impl Frame {
+    /// Whether the debug info gave this frame a real line: a frame at line 0
+    /// (an instruction an optimized build shares between call sites, or
+    /// made up) or without a file has none, and is told by its function alone.
+    pub fn has_line(&self) -> bool {
+        self.file.as_deref().and_then(line_of).is_some_and(|line| line != 0)
+    }
+}
+
 impl std::fmt::Display for Frame {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Displayed as signatures hold it: the file as it reads on any machine.
+        // Displayed as signatures hold it: the file as it reads on any
+        // machine; line 0 is never a location.
         match &self.file {
-            Some(file) => write!(f, "{} at {}", self.function, super::path::normalize(file)),
-            None => f.write_str(&self.function),
+            Some(file) if self.has_line() => write!(f, "{} at {}", self.function, super::path::normalize(file)),
+            _ => f.write_str(&self.function),
         }
     }
 }
@@ -272,19 +282,17 @@ pub fn first_user_frame(frames: &[Frame]) -> Option<&Frame> {
     frames.iter().find(|f| !is_runtime_frame(&f.function))
 }
 
-/// The frames of a crash by signal that are the program's own code: not Rust's
-/// std, core or alloc (`/rustc/` sources), not a registry crate, not our
+/// The frames of a crash by signal that are the program's own code, its
+/// dependencies' included wherever `CARGO_HOME` is: not the toolchain's
+/// sources (std, core, alloc), not `arbitrary` or `libfuzzer-sys`, not our
 /// runtime, not libc or the loader (no source file).
 pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
     frames.iter().filter(|frame| {
         let Some(file) = &frame.file else { return false };
         !is_runtime_frame(&frame.function)
             && !frame.function.starts_with("cmc_runtime::")
-            && !file.starts_with("/rustc/")
-            && !file.contains("/.cargo/registry/")
-            && !file.contains("/library/std/")
-            && !file.contains("/library/core/")
-            && !file.contains("/library/alloc/")
+            && !super::path::is_standard_library(file)
+            && !super::path::is_fuzzing_machinery(file)
             && !file.contains("crates/runtime/src/")
     })
 }
@@ -292,41 +300,31 @@ pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
 /// Where the first of `frames` outside the standard library (a registry
 /// crate's counts), our runtime and the panic machinery is: the caller a
 /// panic raised inside the standard library is located by. Its
-/// `file:line:col`; or its function's name when its place reads as the
-/// standard library's at line 0, as an optimized build leaves a call that
-/// several paths share (LLVM merges the cold `panic` calls of a function).
+/// `file:line:col`; where the debug info gave it no line (an optimized build
+/// shares a call between several paths, and the merged instruction reads
+/// line 0, in the program's file or the standard library's), its function
+/// and the frames it was inlined into, up to the first with a line:
+/// `stdpanics::cut <- stdpanics::run at fuzz_targets/stdpanics.rs:20:5`.
 pub fn caller_outside_std(frames: &[Frame]) -> Option<String> {
-    let in_std = |file: &str| super::path::is_standard_library(file) && line_of(file) != Some(0);
-    let frame = frames.iter().find(|frame| {
+    let in_std =
+        |frame: &Frame| frame.file.as_deref().is_some_and(super::path::is_standard_library) && frame.has_line();
+    let is_ours = |frame: &Frame| {
         !is_runtime_frame(&frame.function)
             && !frame.function.starts_with("cmc_runtime::")
-            && frame.file.as_deref().is_some_and(|file| !in_std(file) && !file.contains("crates/runtime/src/"))
-    })?;
-    let file = frame.file.as_deref()?;
-    Some(if super::path::is_standard_library(file) { frame.function.clone() } else { file.to_owned() })
-}
-
-/// The recursion a stack overflow ran out in: the shortest run of functions
-/// that repeats through `frames` (innermost first; a few frames at the top,
-/// where the stack ran out mid-call, may be outside it), at least twice,
-/// rotated to start at its least function name, so every input of the one
-/// recursion, wherever its stack ran out, reads the same:
-/// `recursion: a <- b <- c`. `None` when nothing repeats.
-pub fn recursion(frames: &[Frame]) -> Option<String> {
-    /// How many frames at the top may be outside the cycle (a probe, `memcpy`).
-    const LEAD: usize = 4;
-    let names: Vec<&str> = frames.iter().map(|f| f.function.as_str()).collect();
-    let repeats = |start: usize, period: usize| {
-        names.len() >= start + 2 * period && (start..names.len() - period).all(|i| names[i] == names[i + period])
+            && frame.file.as_deref().is_some_and(|file| !file.contains("crates/runtime/src/"))
     };
-    let (start, period) = (1..=names.len() / 2)
-        .flat_map(|period| (0..=LEAD).map(move |start| (start, period)))
-        .find(|&(start, period)| repeats(start, period))?;
-    // Frames below the captured window are cut mid-cycle: the window's tail agrees by construction.
-    let cycle = &names[start..start + period];
-    let rotation = (0..period).min_by_key(|&r| cycle[r..].iter().chain(&cycle[..r]).copied().collect::<Vec<&str>>())?;
-    let rotated: Vec<&str> = cycle[rotation..].iter().chain(&cycle[..rotation]).copied().collect();
-    Some(format!("recursion: {}", rotated.join(" <- ")))
+    let at = frames.iter().position(|frame| is_ours(frame) && !in_std(frame))?;
+    if frames[at].has_line() {
+        return frames[at].file.as_deref().map(|file| super::path::normalize(file).into_owned());
+    }
+    let mut names = Vec::new();
+    for frame in frames[at..].iter().take_while(|frame| is_ours(frame)) {
+        names.push(frame.function.as_str());
+        if frame.has_line() {
+            return Some(format!("{} at {}", names.join(" <- "), super::path::normalize(frame.file.as_deref()?)));
+        }
+    }
+    Some(names.join(" <- "))
 }
 
 /// The line of a `file:line:col` (or `file:line`).
@@ -339,7 +337,9 @@ fn line_of(location: &str) -> Option<u32> {
     }
 }
 
-fn is_runtime_frame(function: &str) -> bool {
+/// Whether `function` is the sanitizer's, libFuzzer's, libc's or Rust's
+/// runtime (panic and abort machinery, `std`, `core`, `alloc`).
+pub(crate) fn is_runtime_frame(function: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "<unknown>",
         "__sanitizer",
@@ -512,23 +512,5 @@ mod tests {
         assert_eq!(normalize_message("bad address 0x7ffdDEAD0 in é"), "bad address 0xN in é");
         assert_eq!(normalize_message("frame area overflows u32 at 12"), "frame area overflows u32 at N");
         assert_eq!(normalize_message("len=5, -3"), "len=N, -N");
-    }
-
-    /// Wherever the stack ran out, one recursion reads the same: the
-    /// functions that repeat, rotated to start at the least name; a few
-    /// frames at the top (a probe, a `memcpy`) are outside the cycle.
-    #[test]
-    fn a_recursion_is_named_by_its_repeating_functions_in_one_rotation() {
-        let frames = |names: &[&str]| -> Vec<Frame> {
-            names.iter().map(|n| Frame { function: (*n).into(), file: Some("src/lib.rs:1:1".into()) }).collect()
-        };
-        let one = frames(&["value", "list", "value", "list", "value", "list", "value"]);
-        let other = frames(&["__rust_probestack", "list", "value", "list", "value", "list", "value", "list"]);
-        assert_eq!(recursion(&one).as_deref(), Some("recursion: list <- value"));
-        assert_eq!(recursion(&one), recursion(&other));
-        let direct = frames(&["memcpy", "print_path", "print_path", "print_path"]);
-        assert_eq!(recursion(&direct).as_deref(), Some("recursion: print_path"));
-        assert_eq!(recursion(&frames(&["a", "b", "c", "d"])), None, "nothing repeats");
-        assert_eq!(recursion(&frames(&["a", "b", "a"])), None, "not twice");
     }
 }

@@ -18,9 +18,12 @@
 //!   binary alike (both compile a path dependency outside the fuzz
 //!   workspace by its absolute path).
 //!
-//! Anything else is left as it is: the harness already builds the fuzz
-//! workspace's own files with paths relative to its root, as `cargo fuzz
-//! build` does.
+//! A path is read by what it is before where it is: the toolchain's sources,
+//! then a registry or git checkout (wherever `CARGO_HOME` is: inside the
+//! project, as GitLab CI caches it, relative, behind a symlink), and only
+//! then the project's own files. Anything else is left as it is: the harness
+//! already builds the fuzz workspace's own files with paths relative to its
+//! root, as `cargo fuzz build` does.
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -46,30 +49,52 @@ pub fn normalize(path: &str) -> Cow<'_, str> {
     normalize_under(path, PROJECT_ROOT.get().map(String::as_str))
 }
 
-/// [`normalize`] with the project's root `root`.
+/// [`normalize`] with the project's root `root`: a dependency or the
+/// toolchain first, wherever they are kept, then the project's own files.
 fn normalize_under<'a>(path: &'a str, root: Option<&str>) -> Cow<'a, str> {
-    let relative = root.and_then(|root| path.strip_prefix(root)?.strip_prefix('/'));
-    if let Some(relative) = relative.filter(|r| !r.is_empty()) {
-        return Cow::Owned(relative.to_owned());
-    }
     if let Some(rest) = standard_library(path) {
         return Cow::Owned(rest.to_owned());
     }
+    if let Some(dependency) = dependency(path) {
+        return Cow::Owned(dependency);
+    }
+    let relative = root.and_then(|root| path.strip_prefix(root)?.strip_prefix('/'));
+    match relative.filter(|r| !r.is_empty()) {
+        Some(relative) => Cow::Owned(relative.to_owned()),
+        None => Cow::Borrowed(path),
+    }
+}
+
+/// A registry crate's path as `<name>-<version>/...`, a git checkout's as
+/// `<repository>@<revision>/...`; `None` for any other path.
+fn dependency(path: &str) -> Option<String> {
     if let Some(rest) = after_marker(path, "/registry/src/") {
         // `<index>-<hash>/<name>-<version>/...`: drop the index's directory.
-        if let Some((_, package)) = rest.split_once('/') {
-            return Cow::Owned(package.to_owned());
-        }
+        let (_, package) = rest.split_once('/')?;
+        return Some(package.to_owned());
     }
-    if let Some(rest) = after_marker(path, "/git/checkouts/") {
-        // `<repository>-<16 hex>/<revision>/...`.
-        let mut parts = rest.splitn(3, '/');
-        if let (Some(checkout), Some(revision), Some(file)) = (parts.next(), parts.next(), parts.next()) {
-            let repository = strip_hash_suffix(checkout);
-            return Cow::Owned(format!("{repository}@{revision}/{file}"));
-        }
-    }
-    Cow::Borrowed(path)
+    let rest = after_marker(path, "/git/checkouts/")?;
+    // `<repository>-<16 hex>/<revision>/...`.
+    let mut parts = rest.splitn(3, '/');
+    let (checkout, revision, file) = (parts.next()?, parts.next()?, parts.next()?);
+    Some(format!("{}@{revision}/{file}", strip_hash_suffix(checkout)))
+}
+
+/// Whether `path` is a registry crate's or a git checkout's, wherever `CARGO_HOME` is.
+pub fn is_dependency(path: &str) -> bool {
+    dependency(path).is_some()
+}
+
+/// Whether `path` (or `path:line:col`) is in `arbitrary` or `libfuzzer-sys`
+/// (the user's registry copies or the harness's stand-ins): the machinery
+/// that feeds the target, never where its bug is.
+pub fn is_fuzzing_machinery(path: &str) -> bool {
+    let normalized = normalize_under(path, None);
+    let first = normalized.split('/').find(|part| part.starts_with("arbitrary") || part.starts_with("libfuzzer-sys"));
+    first.is_some_and(|crate_dir| {
+        let version = crate_dir.trim_start_matches("arbitrary").trim_start_matches("libfuzzer-sys");
+        version.is_empty() || version.starts_with('-')
+    })
 }
 
 /// Whether `path` is in the standard library's sources (std, core, alloc, ...).
@@ -88,9 +113,13 @@ fn standard_library(path: &str) -> Option<&str> {
     rest.strip_prefix("library/")
 }
 
-/// What follows the first `marker` in `path`.
+/// What follows the first `marker` in `path` (a marker `/x/` also matches a
+/// relative path that starts with `x/`).
 fn after_marker<'a>(path: &'a str, marker: &str) -> Option<&'a str> {
-    path.find(marker).map(|at| &path[at + marker.len()..])
+    match path.find(marker) {
+        Some(at) => Some(&path[at + marker.len()..]),
+        None => path.strip_prefix(&marker[1..]),
+    }
 }
 
 /// `regex-1a2b3c4d5e6f7a8b` -> `regex`: cargo names a git checkout after the
@@ -142,6 +171,43 @@ mod tests {
         assert_eq!(project_root(&nested, Some(dir.path())).as_deref(), Some(dir.path()));
         std::fs::create_dir(dir.path().join("repo/.git")).unwrap();
         assert_eq!(project_root(&nested, None), Some(dir.path().join("repo")));
+    }
+
+    /// GitLab CI caches only paths inside the project, so `CARGO_HOME` is
+    /// often `$CI_PROJECT_DIR/.cargo`: a registry crate there still reads by
+    /// name and version, as with `CARGO_HOME` anywhere else.
+    #[test]
+    fn a_dependency_reads_the_same_wherever_cargo_home_is() {
+        let root = Some("/builds/group/project");
+        let file = "index.crates.io-1949cf8c6b5b557f/url-2.2.0/src/path_segments.rs:126:34";
+        for home in ["/builds/group/project/.cargo", "/builds/group/project/cargo-home", "/root/.cargo", "/cache"] {
+            assert_eq!(
+                normalize_under(&format!("{home}/registry/src/{file}"), root),
+                "url-2.2.0/src/path_segments.rs:126:34",
+                "{home}"
+            );
+        }
+        // Under the fuzz workspace's remapping the registry reads relative.
+        assert_eq!(normalize_under(&format!("registry/src/{file}"), root), "url-2.2.0/src/path_segments.rs:126:34");
+        assert_eq!(
+            normalize_under(&format!(".cargo/registry/src/{file}"), root),
+            "url-2.2.0/src/path_segments.rs:126:34"
+        );
+        let git = "/builds/group/project/.cargo/git/checkouts/regex-1a2b3c4d5e6f7a8b/abc1234/src/lib.rs";
+        assert_eq!(normalize_under(git, root), "regex@abc1234/src/lib.rs");
+        assert!(is_dependency("/builds/group/project/.cargo/registry/src/i-1/url-2.2.0/src/lib.rs"));
+        assert!(!is_dependency("/builds/group/project/src/lib.rs"));
+        let toolchain = "/builds/group/project/.rustup/toolchains/stable/lib/rustlib/src/rust/library/core/src/x.rs";
+        assert_eq!(normalize_under(toolchain, root), "core/src/x.rs");
+    }
+
+    #[test]
+    fn the_fuzzing_machinery_is_told_by_its_crate_directory() {
+        assert!(is_fuzzing_machinery("/h/.cargo/registry/src/i-1/arbitrary-1.4.2/src/lib.rs:5:5"));
+        assert!(is_fuzzing_machinery("target/minimize-crash/p-1/libfuzzer-sys-0.4.13/src/lib.rs:277:60"));
+        assert!(is_fuzzing_machinery("/h/.cargo/registry/src/x/arbitrary/src/lib.rs"));
+        assert!(!is_fuzzing_machinery("fuzz_targets/arbitrary.rs:3:1"));
+        assert!(!is_fuzzing_machinery("crates/arbitrary_ext/src/lib.rs"));
     }
 
     #[test]

@@ -43,8 +43,10 @@ fn plain_project() -> PathBuf {
          [workspace]\nmembers = [\".\"]\n\n\
          [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
          [[bin]]\nname = \"stdpanics\"\npath = \"fuzz_targets/stdpanics.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
-         [[bin]]\nname = \"text\"\npath = \"fuzz_targets/text.rs\"\ntest = false\ndoc = false\nbench = false\n",
+         [[bin]]\nname = \"text\"\npath = \"fuzz_targets/text.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
+         [[bin]]\nname = \"ranges\"\npath = \"fuzz_targets/ranges.rs\"\ntest = false\ndoc = false\nbench = false\n",
     );
+    write("fuzz/fuzz_targets/ranges.rs", RANGES);
     write(
         "fuzz/fuzz_targets/text.rs",
         "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
@@ -81,6 +83,37 @@ fn plain_project() -> PathBuf {
     let _ = std::fs::remove_file(dir.join("fuzz/Cargo.lock"));
     dir
 }
+
+/// The standard library's range and index checks, each in a function of
+/// its own that the optimizer inlines into the target (no `#[inline(never)]`):
+/// the input's first byte picks one, its second is the bad index.
+const RANGES: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+fn cut(v: &mut Vec<u8>, from: usize) {\n    v.drain(from..1);\n}\n\n\
+fn repeat(v: &mut Vec<u8>, from: usize) {\n    v.extend_from_within(from..);\n}\n\n\
+fn copy(v: &mut [u8], from: usize) {\n    v.copy_within(from.., 0);\n}\n\n\
+fn split(v: &mut Vec<u8>, at: usize) {\n    drop(v.split_off(at));\n}\n\n\
+fn rotate(v: &mut [u8], by: usize) {\n    v.rotate_left(by);\n}\n\n\
+fn put(v: &mut Vec<u8>, at: usize) {\n    v.insert(at, 0);\n}\n\n\
+fn take(v: &mut Vec<u8>, at: usize) {\n    v.remove(at);\n}\n\n\
+fn halves(v: &[u8], at: usize) {\n    std::hint::black_box(v.split_at(at));\n}\n\n\
+fn window(v: &[u8], from: usize) {\n    std::hint::black_box(&v[from..2]);\n}\n\n\
+fuzz_target!(|data: &[u8]| {\n    \
+    if data.len() < 2 {\n        return;\n    }\n    \
+    let mut v = data.to_vec();\n    \
+    let n = usize::from(data[1]);\n    \
+    match data[0] {\n        \
+        b'd' => cut(&mut v, n),\n        \
+        b'e' => repeat(&mut v, n),\n        \
+        b'c' => copy(&mut v, n),\n        \
+        b's' => split(&mut v, n),\n        \
+        b'r' => rotate(&mut v, n),\n        \
+        b'i' => put(&mut v, n),\n        \
+        b't' => take(&mut v, n),\n        \
+        b'h' => halves(&v, n),\n        \
+        b'w' => window(&v, n),\n        \
+        _ => {}\n    \
+    }\n\
+});\n";
 
 /// A crash of `sum500`: 40 bytes of 0xff (a first element of 2^64 - 1), then noise.
 fn sum500_crash(dir: &Path) -> PathBuf {
@@ -278,6 +311,57 @@ fn two_standard_library_panics_from_two_call_sites_are_two_bugs_located_in_the_p
     }
 }
 
+/// Issue 46: nine range and index checks of the standard library, each
+/// called from a function of its own that the optimized build inlines into
+/// one (where LLVM used to sink the calls into one, whose return address
+/// reads line 0, and three bugs were one): as many bugs as call sites, each
+/// located at its call in its own function, and the libFuzzer cross-check
+/// agrees.
+#[test]
+fn every_standard_library_panic_of_an_inlined_function_is_its_own_bug_at_its_call() {
+    let _lock = plain_lock();
+    let project = plain_project();
+    let dir = tempfile::tempdir().unwrap();
+    let calls: Vec<(u8, &str)> = vec![
+        (b'd', "v.drain("),
+        (b'e', "v.extend_from_within("),
+        (b'c', "v.copy_within("),
+        (b's', "v.split_off("),
+        (b'r', "v.rotate_left("),
+        (b'i', "v.insert("),
+        (b't', "v.remove("),
+        (b'h', "v.split_at("),
+        (b'w', "&v[from..2]"),
+    ];
+    for (op, _) in &calls {
+        std::fs::write(dir.path().join(format!("crash-{}", *op as char)), [*op, 0xff, b'x', b'y', b'z']).unwrap();
+    }
+    let out = dir.path().join("out");
+    let mut command = Command::new(BIN);
+    command.current_dir(&project).arg("ranges").arg(dir.path()).arg("-o").arg(&out);
+    let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(900)).assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(7), "bugs found:\n{stderr}");
+    let report: Value = serde_json::from_slice(&std::fs::read(out.join("report.json")).unwrap()).unwrap();
+    let bugs = report["bugs"].as_array().unwrap();
+    let mut located: Vec<String> =
+        bugs.iter().map(|b| b["signature"]["location"].as_str().unwrap().to_string()).collect();
+    located.sort();
+    let line_of = |call: &str| RANGES.lines().position(|line| line.contains(call)).unwrap() + 1;
+    let mut expected: Vec<String> =
+        calls.iter().map(|(_, call)| format!("fuzz_targets/ranges.rs:{}:", line_of(call))).collect();
+    expected.sort();
+    assert_eq!(located.len(), calls.len(), "one bug per call site: {located:#?}");
+    for (location, line) in located.iter().zip(&expected) {
+        assert!(location.starts_with(line), "{location} is not at its call {line}: {located:#?}");
+    }
+    if cargo_fuzz_installed() {
+        for bug in bugs {
+            assert_eq!(bug["libfuzzer"]["verified"], "yes", "{bug}");
+        }
+    }
+}
+
 /// A project whose bugs are in a registry crate (url 2.2.0's, found by
 /// libFuzzer, `path_segments.rs`) and in its own library (a path dependency
 /// outside the fuzz workspace, compiled by its absolute path), with both
@@ -322,21 +406,24 @@ fn located_project(dir: &Path) {
     write("fuzz/artifacts/own/crash-boom", b"boom and then some bytes");
 }
 
-/// Issue 38: a signature holds no path of this machine's, so the same bugs
-/// have the same ids (and SARIF fingerprints) in another checkout directory
-/// under another `CARGO_HOME`: a registry crate's place reads
-/// `url-2.2.0/src/...`, the project's own `src/lib.rs`.
+/// Issues 38 and 46: a signature holds no path of this machine's, so the
+/// same bugs have the same ids (and SARIF fingerprints) in another checkout
+/// directory under another `CARGO_HOME`: outside the project, inside it
+/// (GitLab CI caches only paths there: `$CI_PROJECT_DIR/.cargo`), and
+/// relative. A registry crate's place reads `url-2.2.0/src/...` wherever
+/// cargo keeps it, the project's own `src/lib.rs`.
 #[test]
-fn the_same_bugs_have_the_same_ids_in_another_checkout_under_another_cargo_home() {
+fn the_same_bugs_have_the_same_ids_in_another_checkout_under_any_cargo_home() {
     let base = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-real/located");
-    let run = |name: &str| -> (Vec<(String, String)>, Value) {
+    let run = |name: &str, cargo_home: &dyn Fn(&Path) -> PathBuf| -> (Vec<(String, String)>, Value) {
         let dir = base.join(name);
-        located_project(&dir.join("checkout"));
+        let checkout = dir.join("checkout");
+        located_project(&checkout);
         let out = dir.join("out");
         let _ = std::fs::remove_dir_all(&out);
         let mut command = Command::new(BIN);
-        command.current_dir(dir.join("checkout")).args(["--artifacts", "--no-verify-libfuzzer", "-o"]).arg(&out);
-        command.env("CARGO_HOME", dir.join("cargo-home"));
+        command.current_dir(&checkout).args(["--artifacts", "--no-verify-libfuzzer", "-o"]).arg(&out);
+        command.env("CARGO_HOME", cargo_home(&dir));
         let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(900)).assert();
         let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
         assert_eq!(assert.get_output().status.code(), Some(7), "bugs found:\n{stderr}");
@@ -353,18 +440,22 @@ fn the_same_bugs_have_the_same_ids_in_another_checkout_under_another_cargo_home(
         bugs.sort();
         (bugs, sarif["runs"][0]["results"].clone())
     };
-    let (here, here_sarif) = run("a");
-    let locations: Vec<&str> = here.iter().map(|(location, _)| location.as_str()).collect();
-    assert_eq!(locations, ["src/lib.rs:3:9", "url-2.2.0/src/path_segments.rs:126:34"]);
-    let (there, there_sarif) = run("b");
-    assert_eq!(here, there, "the same bugs, the same ids");
     let fingerprints = |results: &Value| {
         let mut all: Vec<String> =
             results.as_array().unwrap().iter().map(|r| r["partialFingerprints"].to_string()).collect();
         all.sort();
         all
     };
-    assert_eq!(fingerprints(&here_sarif), fingerprints(&there_sarif));
+    let (here, here_sarif) = run("a", &|dir| dir.join("cargo-home"));
+    let locations: Vec<&str> = here.iter().map(|(location, _)| location.as_str()).collect();
+    assert_eq!(locations, ["src/lib.rs:3:9", "url-2.2.0/src/path_segments.rs:126:34"]);
+    let inside = |dir: &Path| dir.join("checkout/.cargo");
+    let relative = |_: &Path| PathBuf::from("cargo-home");
+    for (name, cargo_home) in [("b", &inside as &dyn Fn(&Path) -> PathBuf), ("c", &relative)] {
+        let (there, there_sarif) = run(name, cargo_home);
+        assert_eq!(here, there, "the same bugs, the same ids, with CARGO_HOME as in checkout {name}");
+        assert_eq!(fingerprints(&here_sarif), fingerprints(&there_sarif));
+    }
 }
 
 /// rustc-demangle 0.1.18's own kind of fuzz target (demangle any UTF-8

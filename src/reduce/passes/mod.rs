@@ -94,6 +94,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     },
     PassDef { name: "shrink-products", tier: Tier::Shrink, guarantee: false, step: products::step },
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
+    PassDef { name: "delete-every-block", tier: Tier::Shrink, guarantee: true, step: delete_blocks::every_block },
     PassDef { name: "delete-values", tier: Tier::Shrink, guarantee: false, step: values::delete_values },
     PassDef { name: "zero-tags", tier: Tier::Shrink, guarantee: false, step: values::zero_tags },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },

@@ -234,7 +234,10 @@ fn a_rerun_resumes_and_a_run_killed_midway_loses_nothing_done() {
     let resumed = run_corpus(TYPED, &corpus, &killed, &[]);
     assert_eq!(resumed.code, Some(0), "{}", resumed.stderr);
     assert_eq!(resumed.report["covers_every_feature"], true);
-    assert_eq!(resumed.report["after"]["features"], complete.report["after"]["features"], "{:#}", resumed.report);
+    // The contract, not a count: how many features a shrunk corpus gains
+    // beyond the original's depends on the path its shrinks took (issue 50).
+    let features = |report: &Value, side: &str| report[side]["features"].as_u64().unwrap();
+    assert!(features(&resumed.report, "after") >= features(&complete.report, "before"), "{:#}", resumed.report);
 }
 
 /// Thirty `scene` results of a corpus run over a generated corpus (its

@@ -513,4 +513,69 @@ mod tests {
         assert_eq!(normalize_message("frame area overflows u32 at 12"), "frame area overflows u32 at N");
         assert_eq!(normalize_message("len=5, -3"), "len=N, -N");
     }
+
+    /// Line 0 is what the debug info says of an instruction several lines
+    /// share: never a location. A frame there reads as its function; a
+    /// std-raised panic's caller there, as its function and the functions
+    /// it was inlined into, up to the first with a line.
+    #[test]
+    fn line_zero_is_never_a_location() {
+        let frame =
+            |function: &str, file: Option<&str>| Frame { function: function.into(), file: file.map(Into::into) };
+        assert_eq!(frame("f", Some("src/lib.rs:0:0")).to_string(), "f");
+        assert_eq!(frame("f", Some("src/lib.rs:0")).to_string(), "f");
+        assert_eq!(frame("f", None).to_string(), "f");
+        assert_eq!(frame("f", Some("src/lib.rs:7:3")).to_string(), "f at src/lib.rs:7:3");
+        assert!(!frame("f", Some("src/lib.rs:0:9")).has_line());
+        let std_frame =
+            frame("core::slice::index::slice_index_fail", Some("/rustc/a/library/core/src/slice/index.rs:39:5"));
+        let merged = vec![
+            std_frame.clone(),
+            frame("ranges::cut", Some("fuzz_targets/ranges.rs:0:0")),
+            frame("ranges::_::__libfuzzer_sys_run", Some("fuzz_targets/ranges.rs:0:0")),
+            frame("ranges::run", Some("fuzz_targets/ranges.rs:44:9")),
+        ];
+        assert_eq!(
+            caller_outside_std(&merged).as_deref(),
+            Some("ranges::cut <- ranges::_::__libfuzzer_sys_run <- ranges::run at fuzz_targets/ranges.rs:44:9")
+        );
+        let at_std_line_zero = vec![
+            std_frame,
+            frame("ranges::_::__libfuzzer_sys_run", Some("/rustc/a/library/alloc/src/vec/mod.rs:0:25")),
+            frame("rust_fuzzer_test_input", Some("libfuzzer-sys-0.4.13/src/lib.rs:277:60")),
+        ];
+        assert_eq!(caller_outside_std(&at_std_line_zero).as_deref(), Some("ranges::_::__libfuzzer_sys_run"));
+    }
+
+    /// A crash by signal in a dependency is located there wherever
+    /// `CARGO_HOME` is (before, only `~/.cargo` was skipped, so the same
+    /// crash read otherwise on a CI machine); the fuzzing machinery and the
+    /// toolchain's sources are never the program's own code.
+    #[test]
+    fn a_dependencys_frames_are_the_programs_wherever_cargo_home_is() {
+        let frame = |function: &str, file: &str| Frame { function: function.into(), file: Some(file.into()) };
+        for home in ["/root/.cargo", "/builds/p/.cargo", "/cache/cargo"] {
+            let frames = vec![
+                frame("core::ptr::read", "/rustc/a/library/core/src/ptr/mod.rs:1:1"),
+                frame(
+                    "<u8 as arbitrary::Arbitrary>::arbitrary",
+                    &format!("{home}/registry/src/i-1/arbitrary-1.4.2/src/lib.rs:5:5"),
+                ),
+                frame(
+                    "dns_parser::name::Name::scan",
+                    &format!("{home}/registry/src/i-1/dns-parser-0.4.0/src/name.rs:42:22"),
+                ),
+                frame("dns::run", "fuzz_targets/dns.rs:5:13"),
+            ];
+            let located: Vec<String> = user_frames(&frames).map(ToString::to_string).collect();
+            assert_eq!(
+                located,
+                [
+                    "dns_parser::name::Name::scan at dns-parser-0.4.0/src/name.rs:42:22",
+                    "dns::run at fuzz_targets/dns.rs:5:13"
+                ],
+                "{home}"
+            );
+        }
+    }
 }

@@ -561,12 +561,7 @@ fn assert_phases_add_up(run: &HarnessRun) {
 /// Replays `file` with `cargo fuzz run` (the user's own reproduction), when cargo-fuzz is installed.
 fn verify_with_cargo_fuzz(target: &str, file: &Path) {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    if !cargo_fuzz_installed() {
-        eprintln!(
-            "skipping the `cargo fuzz run {target}` check: cargo-fuzz is not installed (`cargo install cargo-fuzz`)"
-        );
-        return;
-    }
+    cargo_fuzz::require();
     let _lock = harness_lock();
     let output = Command::new(&cargo)
         .current_dir(root())
@@ -1009,8 +1004,9 @@ fn asan_unavailable() -> Option<String> {
 #[test]
 fn with_address_sanitizer_the_heap_overread_minimizes_below_its_bound_with_the_same_report() {
     if let Some(reason) = asan_unavailable() {
-        eprintln!("skipping: rustc cannot build with AddressSanitizer here: {reason}");
-        return;
+        panic!(
+            "this test needs rustc to build with AddressSanitizer (`RUSTC_BOOTSTRAP=1 -Zsanitizer=address`): {reason}"
+        );
     }
     let sample = Sample::copy("asan_overread");
     // Its own target dir (harness and `cargo fuzz build`): an ASan `cargo fuzz

@@ -200,10 +200,7 @@ fn a_coverage_harness_records_nothing_where_the_plain_one_records_values_and_dra
 #[test]
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 fn a_coverage_harness_has_the_counters_of_a_cargo_fuzz_build_function_by_function() {
-    if !cargo_fuzz::installed() {
-        eprintln!("skipped: cargo fuzz is not installed");
-        return;
-    }
+    cargo_fuzz::require();
     let entry = |name: &str| name == "main";
     for target in ["scene", "commands", "config", "deep_tree", "orders", "tlv"] {
         let ours = sancov::counters_per_function(&harness(target, true));
@@ -230,10 +227,7 @@ fn a_coverage_harness_has_the_counters_of_a_cargo_fuzz_build_function_by_functio
 #[test]
 #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
 fn each_inputs_features_are_the_ones_libfuzzer_counts() {
-    if !cargo_fuzz::installed() {
-        eprintln!("skipped: cargo fuzz is not installed");
-        return;
-    }
+    cargo_fuzz::require();
     for (target, dir) in [("scene", "tests/data/join-corpus"), ("commands", "tests/data/split-corpus")] {
         let binary = cargo_fuzz::binary(root(), target);
         let their_counters: usize = sancov::counters_per_function(&binary).values().sum();

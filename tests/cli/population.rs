@@ -89,7 +89,7 @@ fn overflowing_project(crate_: &Overflowing) -> PathBuf {
 /// `cargo fuzz build`'s default binary (AddressSanitizer; a stable toolchain
 /// takes its `-Z` flag with `RUSTC_BOOTSTRAP=1`).
 fn libfuzzer_binary(project: &Path, target: &str, release: bool) -> PathBuf {
-    assert!(cargo_fuzz_installed(), "cargo-fuzz is needed: `cargo install cargo-fuzz --locked` (.ci/run does)");
+    cargo_fuzz::require();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command.current_dir(project).env("RUSTC_BOOTSTRAP", "1").args(["fuzz", "build", target]);
@@ -190,7 +190,7 @@ fn minimized(crate_: &Overflowing, project: &Path, input: &Path, out: &Path) -> 
 /// which its result keeps; at least four in five results are each at most
 /// `cargo fuzz tmin`'s size (or tmin's result is another recursion). tmin's random erasures and
 /// byte changes sometimes take two moves at once that our 1-minimal passes
-/// take one at a time (`RMC1 B_`, 7 bytes, where tmin found `RMC0B_`).
+/// take one at a time (`RMC1CB_C0` stays 9 bytes, where tmin found `RMC0B_`).
 fn one_signature_per_recursion(crate_: &Overflowing) {
     let project = overflowing_project(crate_);
     let _lock = harness_lock();

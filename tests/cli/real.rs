@@ -555,10 +555,7 @@ fn demangle_project() -> PathBuf {
 /// (AddressSanitizer), loses nothing by libFuzzer's own count there.
 #[test]
 fn a_registry_crates_corpus_keeps_libfuzzers_count_on_the_address_sanitizer_build() {
-    if !cargo_fuzz_installed() {
-        eprintln!("skipped: cargo-fuzz is not installed (`cargo install cargo-fuzz`)");
-        return;
-    }
+    cargo_fuzz::require();
     let project = demangle_project();
     let _ = std::fs::remove_file(project.join("fuzz/Cargo.lock"));
     let _lock = harness_lock();

@@ -107,7 +107,7 @@ fn fuzz_for_overflows(binary: &Path, seeds: std::ops::RangeInclusive<u32>, artif
     for seed in seeds {
         let prefix = scratch.path().join(format!("seed{seed}-"));
         let run = Command::new(binary)
-            .args([format!("-seed={seed}"), "-runs=2000000".into(), "-max_total_time=60".into()])
+            .args([format!("-seed={seed}"), "-runs=10000000".into(), "-max_total_time=120".into()])
             .arg(format!("-artifact_prefix={}", prefix.display()))
             .output()
             .unwrap();

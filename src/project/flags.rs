@@ -200,7 +200,7 @@ pub(super) const COVERAGE_FLAGS: [&str; 6] = [
 /// instruction, turned off in the crash harness: a function's cold calls
 /// into the standard library's panics (`Vec::drain`'s and
 /// `Vec::extend_from_within`'s bad ranges) were sunk into one call whose
-/// return address reads line 0, and two bugs were one (decision 0091). Not
+/// return address reads line 0, and two bugs were one (decision 0092). Not
 /// in a coverage build, whose edges are `cargo fuzz build`'s.
 pub(super) const CALL_SITE_FLAGS: [&str; 2] =
     ["-Cllvm-args=-simplifycfg-sink-common=false", "-Cllvm-args=-enable-tail-merge=false"];

@@ -161,9 +161,13 @@ impl Signature {
             let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
             // A stack overflow is its recursion, not the frame it ran out in.
             let recursion = || {
-                let symbolized = parse::frames(&stderr);
-                let frames = outcome.frames.as_deref().unwrap_or(&symbolized);
-                (report.bug == "stack-overflow").then(|| overflow_location(frames)).flatten()
+                if report.bug != "stack-overflow" {
+                    return None;
+                }
+                match outcome.frames.as_deref() {
+                    Some(looked_up) => overflow_location(looked_up),
+                    None => overflow_location(&parse::frames(&stderr)),
+                }
             };
             return Some(Signature {
                 location: recursion()

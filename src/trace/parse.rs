@@ -177,6 +177,15 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// Whether the frame is the program's, its dependencies' or the standard
+    /// library's, with a source file: not the sanitizer's, libFuzzer's, libc's,
+    /// the panic machinery's or our runtime's.
+    pub(crate) fn is_compiled_code(&self) -> bool {
+        self.file.as_deref().is_some_and(|file| !file.contains("crates/runtime/src/"))
+            && !is_runtime_frame(&self.function)
+            && !self.function.starts_with("cmc_runtime::")
+    }
+
     /// Whether the debug info gave this frame a real line: a frame at line 0
     /// (an instruction an optimized build shares between call sites, or
     /// made up) or without a file has none, and is told by its function alone.
@@ -289,11 +298,7 @@ pub fn first_user_frame(frames: &[Frame]) -> Option<&Frame> {
 pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
     frames.iter().filter(|frame| {
         let Some(file) = &frame.file else { return false };
-        !is_runtime_frame(&frame.function)
-            && !frame.function.starts_with("cmc_runtime::")
-            && !super::path::is_standard_library(file)
-            && !super::path::is_fuzzing_machinery(file)
-            && !file.contains("crates/runtime/src/")
+        frame.is_compiled_code() && !super::path::is_standard_library(file) && !super::path::is_fuzzing_machinery(file)
     })
 }
 
@@ -308,17 +313,12 @@ pub fn user_frames(frames: &[Frame]) -> impl Iterator<Item = &Frame> {
 pub fn caller_outside_std(frames: &[Frame]) -> Option<String> {
     let in_std =
         |frame: &Frame| frame.file.as_deref().is_some_and(super::path::is_standard_library) && frame.has_line();
-    let is_ours = |frame: &Frame| {
-        !is_runtime_frame(&frame.function)
-            && !frame.function.starts_with("cmc_runtime::")
-            && frame.file.as_deref().is_some_and(|file| !file.contains("crates/runtime/src/"))
-    };
-    let at = frames.iter().position(|frame| is_ours(frame) && !in_std(frame))?;
+    let at = frames.iter().position(|frame| frame.is_compiled_code() && !in_std(frame))?;
     if frames[at].has_line() {
         return frames[at].file.as_deref().map(|file| super::path::normalize(file).into_owned());
     }
     let mut names = Vec::new();
-    for frame in frames[at..].iter().take_while(|frame| is_ours(frame)) {
+    for frame in frames[at..].iter().take_while(|frame| frame.is_compiled_code()) {
         names.push(frame.function.as_str());
         if frame.has_line() {
             return Some(format!("{} at {}", names.join(" <- "), super::path::normalize(frame.file.as_deref()?)));
@@ -339,7 +339,7 @@ fn line_of(location: &str) -> Option<u32> {
 
 /// Whether `function` is the sanitizer's, libFuzzer's, libc's or Rust's
 /// runtime (panic and abort machinery, `std`, `core`, `alloc`).
-pub(crate) fn is_runtime_frame(function: &str) -> bool {
+fn is_runtime_frame(function: &str) -> bool {
     const PREFIXES: &[&str] = &[
         "<unknown>",
         "__sanitizer",

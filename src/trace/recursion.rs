@@ -22,7 +22,7 @@
 
 use std::collections::BTreeMap;
 
-use super::parse::{is_runtime_frame, Frame};
+use super::parse::Frame;
 use super::path;
 
 /// The recursion in `frames`, or `None` when nothing repeats.
@@ -36,10 +36,7 @@ pub fn recursion(frames: &[Frame]) -> Option<String> {
 /// Whether a frame is the program's (its dependencies' included), not the
 /// runtime's or the standard library's.
 fn is_program(frame: &Frame) -> bool {
-    let Some(file) = &frame.file else { return false };
-    !is_runtime_frame(&frame.function)
-        && !frame.function.starts_with("cmc_runtime::")
-        && !path::is_standard_library(file)
+    frame.is_compiled_code() && !frame.file.as_deref().is_some_and(path::is_standard_library)
 }
 
 /// The names found at least twice in `names`, sorted; `None` when there are none.

@@ -36,15 +36,16 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 const EVERY_BLOCK_MAX_LEN: usize = 64;
 
 /// On a short input of bytes alone (no draws: a `&[u8]` target), every
-/// block of two bytes or more that the input holds elsewhere too, the
-/// largest first, wherever it starts: the blocks the adaptive sweep never
+/// block of two bytes or more, not all one byte, that the input holds
+/// elsewhere too, the largest first, wherever it starts: the blocks the adaptive sweep never
 /// reaches, since it grows a block only where its last byte alone can go.
 /// An input whose parts repeat (rustc-demangle 0.1.18's
 /// `RXB_B_XB_B_XB_B_B_`, an overflow through its back-references) loses a
 /// repeat only whole (`XB_B_`), and no single byte: the sweep kept all 18
 /// bytes where `cargo fuzz tmin`'s random erasures reached 8. Only repeated
 /// blocks: every block of the samples' byte results cost 236 tests that
-/// made nothing smaller (decision 0093).
+/// made nothing smaller; and not runs of one byte, which cost the lists
+/// bench's byte lists 5 to 6 tests a list for nothing (decision 0093).
 pub(crate) fn every_block(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let best = sh.shared();
     let len = best.len();
@@ -52,7 +53,10 @@ pub(crate) fn every_block(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> S
         return Err(Halt::Dead);
     }
     let repeated = repeated_blocks(&best.bytes);
-    let held = |size: usize, start: usize| repeated.contains(&&best.bytes[start..start + size]);
+    let held = |size: usize, start: usize| {
+        let block = &best.bytes[start..start + size];
+        block.iter().any(|&b| b != block[0]) && repeated.contains(&block)
+    };
     // The chooser goes from the last index down: the largest block first.
     let size = 2 + chooser.choose(len - 2, |s| (0..len - s - 1).any(|start| held(s + 2, start)))?;
     let start = chooser.choose(len - size + 1, |start| held(size, start))?;

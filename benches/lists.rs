@@ -9,6 +9,7 @@
 //! BENCH_LISTS=40 cargo bench --bench lists    # lists per condition
 //! BENCH_SEED=3 cargo bench --bench lists      # other lists (the default seed is 7)
 //! BENCH_REDUCERS=draws cargo bench --bench lists  # only the configurations named (comma-separated)
+//! BENCH_REDUCERS=no-derive cargo bench --bench lists -- messy
 //! ```
 //!
 //! Each condition of `planted::lists` has a fuzz target `list_<name>` in
@@ -23,10 +24,17 @@
 //! holding; the example shown is the first result that is not, else the first
 //! result. Every reducer configuration in [`REDUCERS`] runs on the same lists
 //! and gets its own columns. The first run of a target also builds its
-//! harness, which the summary's tests do not count. Run without `--bench` (as
+//! harness, which the summary's tests do not count. The "no-derive"
+//! configuration runs the same targets from a fuzz crate written in a
+//! temporary directory that depends on `libfuzzer-sys` and `planted` alone
+//! (no `arbitrary` of its own, no derive, no lockfile), as many real crates'
+//! are; it is built once per run. Run without `--bench` (as
 //! `cargo test --benches` does) it only lists the conditions and checks the
 //! encoding.
 
+#[path = "support/fuzz_crate.rs"]
+#[allow(dead_code)] // only the root crate's manifest is used here
+mod fuzz_crate;
 #[path = "support/summary.rs"]
 mod summary;
 
@@ -47,14 +55,56 @@ const DEFAULT_LISTS: usize = 20;
 /// changes nothing in the reduction and costs about 0.7 s a run.
 const COMMON_ARGS: [&str; 3] = ["--json", "--quiet", "--no-verify-libfuzzer"];
 
-/// A reducer configuration: a name for the table's columns and the arguments it adds.
+/// Where a configuration's targets are built.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Project {
+    /// `fuzz/` of this repository (`arbitrary` with its derive).
+    Ours,
+    /// A fuzz crate with `libfuzzer-sys` and `planted` alone ([`write_no_derive_project`]).
+    NoDerive,
+}
+
+/// A reducer configuration: a name for the table's columns, the arguments it adds and its project.
 struct Reducer {
     name: &'static str,
     args: &'static [&'static str],
+    project: Project,
 }
 
 /// The configurations measured side by side; a new reducer is one more entry.
-const REDUCERS: &[Reducer] = &[Reducer { name: "bytes", args: &["--no-draws"] }, Reducer { name: "draws", args: &[] }];
+const REDUCERS: &[Reducer] = &[
+    Reducer { name: "bytes", args: &["--no-draws"], project: Project::Ours },
+    Reducer { name: "draws", args: &[], project: Project::Ours },
+    Reducer { name: "no-derive", args: &[], project: Project::NoDerive },
+];
+
+/// Writes a fuzz project under `dir` whose fuzz crate depends on
+/// `libfuzzer-sys` and `planted` alone, with every list target of `fuzz/`
+/// copied as it is; returns its root.
+fn write_no_derive_project(dir: &Path) -> PathBuf {
+    let project = dir.join("no-derive");
+    let targets = project.join("fuzz/fuzz_targets");
+    std::fs::create_dir_all(&targets).expect("create the project");
+    std::fs::create_dir_all(project.join("src")).expect("create src");
+    std::fs::write(project.join("Cargo.toml"), fuzz_crate::crate_manifest("lists")).expect("write the manifest");
+    std::fs::write(project.join("src/lib.rs"), "").expect("write lib.rs");
+    let planted = root().join("crates/planted");
+    let mut manifest = format!(
+        "[package]\nname = \"lists-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+         [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\
+         planted = {{ path = {:?} }}\n\n[workspace]\nmembers = [\".\"]\n",
+        planted.display().to_string()
+    );
+    for condition in CONDITIONS {
+        let name = condition.target;
+        let source = root().join(format!("fuzz/fuzz_targets/{name}.rs"));
+        std::fs::copy(&source, targets.join(format!("{name}.rs"))).expect("copy a list target");
+        manifest +=
+            &format!("\n[[bin]]\nname = \"{name}\"\npath = \"fuzz_targets/{name}.rs\"\ntest = false\ndoc = false\n");
+    }
+    std::fs::write(project.join("fuzz/Cargo.toml"), manifest).expect("write the fuzz manifest");
+    project
+}
 
 /// What one configuration did on one condition's lists.
 #[derive(Debug, Default)]
@@ -130,10 +180,12 @@ fn is_one_minimal(xs: &[u64], holds: fn(&[u64]) -> bool) -> bool {
     !neighbours(xs).any(|ys| holds(&ys))
 }
 
-/// Minimizes `input` with the condition's target in harness mode from the repository root; returns the summary.
-fn minimize(condition: &Condition, input: &Path, output: &Path, reducer: &Reducer) -> Value {
+/// Minimizes `input` with the condition's target in harness mode from the
+/// configuration's project (the repository root, or `no_derive`); returns the summary.
+fn minimize(condition: &Condition, input: &Path, output: &Path, reducer: &Reducer, no_derive: &Path) -> Value {
+    let dir = if reducer.project == Project::Ours { root() } else { no_derive };
     let out = Command::new(BIN)
-        .current_dir(root())
+        .current_dir(dir)
         .args(COMMON_ARGS)
         .args(reducer.args)
         .arg("-o")
@@ -148,7 +200,8 @@ fn minimize(condition: &Condition, input: &Path, output: &Path, reducer: &Reduce
 
 /// Runs one configuration on one list and adds what it did to `tally`.
 fn measure(condition: &Condition, input: &Path, output: PathBuf, reducer: &Reducer, tally: &mut Tally) {
-    let summary = minimize(condition, input, &output, reducer);
+    let no_derive = input.parent().expect("inputs are in the scratch directory").join("no-derive");
+    let summary = minimize(condition, input, &output, reducer, &no_derive);
     let result = decode(&std::fs::read(&output).expect("read the result"));
     assert!((condition.holds)(&result), "{}: the result {result:?} does not satisfy the condition", condition.target);
     tally.runs += 1;
@@ -257,6 +310,9 @@ fn main() {
     let lists = env_number("BENCH_LISTS", DEFAULT_LISTS as u64) as usize;
     let seed = env_number("BENCH_SEED", 7);
     let scratch = tempfile::tempdir().expect("a temporary directory");
+    if reducers().iter().any(|r| r.project == Project::NoDerive) {
+        write_no_derive_project(scratch.path());
+    }
     println!("{lists} lists per condition, seed {seed}; multicourse_shrink5: mean calls in Hypothesis's notebook");
     println!();
     print_header();

@@ -57,6 +57,15 @@ pub trait Oracle {
     fn known_values(&self) -> u64 {
         0
     }
+
+    /// What the target recorded while it decoded the candidate tested last,
+    /// whatever the verdict (the examples and draws of a run that did not
+    /// crash); `None` when the oracle does not know (the default). A move
+    /// that needs the shape of a value no run of the best made (an enum's
+    /// other variant) learns it from a boring run.
+    fn recorded(&self) -> Option<Vec<Example>> {
+        None
+    }
 }
 
 impl<F: FnMut(&[u8]) -> Verdict> Oracle for F {

@@ -63,6 +63,8 @@ pub(crate) struct Shrinker<'a> {
     /// Set while the scheduler predicts the next candidates: they are
     /// collected instead of run.
     dry: Option<DryRun>,
+    /// The hash of the candidate the oracle tested last.
+    last_tested: Option<u64>,
 }
 
 /// The candidates a prediction collected (each one as `run_if` would have run it).
@@ -104,6 +106,7 @@ impl<'a> Shrinker<'a> {
             ahead: VecDeque::new(),
             hinted: false,
             dry: None,
+            last_tested: None,
         }
     }
 
@@ -176,6 +179,40 @@ impl<'a> Shrinker<'a> {
         self.run_if(candidate, better)
     }
 
+    /// [`Shrinker::consider_typed`], and when the candidate ran and was
+    /// boring, what its run recorded (the oracle's [`Oracle::recorded`]).
+    /// A candidate that is not better is run as a probe, only for what it
+    /// records: it never becomes the best.
+    pub(crate) fn consider_learning(&mut self, candidate: Vec<u8>) -> Result<(bool, Option<TestCase>), Halt> {
+        let key = hash(&candidate);
+        self.last_tested = None;
+        let copy = candidate.clone();
+        if !self.better(&candidate, true) {
+            return self.probe(candidate).map(|run| (false, run));
+        }
+        if self.consider_typed(candidate)? {
+            return Ok((true, None));
+        }
+        let ran = self.last_tested == Some(key);
+        Ok((false, ran.then(|| self.oracle.recorded()).flatten().map(|examples| TestCase::new(copy, examples))))
+    }
+
+    /// Runs `candidate` (never run before) for what it records; `None` while
+    /// predicting, for a candidate run before, or when the oracle records nothing.
+    fn probe(&mut self, candidate: Vec<u8>) -> Result<Option<TestCase>, Halt> {
+        let key = hash(&candidate);
+        if self.dry.is_some() || !self.seen.insert(key) {
+            return Ok(None);
+        }
+        self.check_budget()?;
+        self.take_ahead(key);
+        let known_before = self.oracle.known_values();
+        let verdict = self.oracle.test(&candidate);
+        self.count_test(known_before);
+        verdict.map_err(|e| Halt::Stop(StopReason::OracleFailed(format!("{e:#}"))))?;
+        Ok(self.oracle.recorded().map(|examples| TestCase::new(candidate, examples)))
+    }
+
     /// Whether `candidate` is strictly better than the best so far: shortlex,
     /// or `typed`, in the typed order.
     fn better(&self, candidate: &[u8], typed: bool) -> bool {
@@ -213,6 +250,7 @@ impl<'a> Shrinker<'a> {
         self.take_ahead(key);
         let known_before = self.oracle.known_values();
         let verdict = self.oracle.test(&candidate);
+        self.last_tested = Some(key);
         self.count_test(known_before);
         if let Ok(verdict) = &verdict {
             let interesting = matches!(verdict, Verdict::Interesting(_));

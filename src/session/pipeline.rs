@@ -253,6 +253,10 @@ impl<E: Executor + ?Sized> Oracle for SameCrash<'_, '_, E> {
     fn known_values(&self) -> u64 {
         self.known_values
     }
+
+    fn recorded(&self) -> Option<Vec<crate::reduce::Example>> {
+        self.target.structure.then(|| self.executor.examples())
+    }
 }
 
 impl<E: Executor + ?Sized> SameCrash<'_, '_, E> {

@@ -10,6 +10,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Shrinker, StepResult};
+use super::super::tape::{self, Read};
 use super::super::testcase::{replace_ranges, TestCase};
 use super::grow;
 
@@ -43,41 +44,73 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 }
 
 /// Chooses contents (the last first) on an input that draws alone describe
-/// (`&str`, `Vec<String>`: `delete-blocks` deletes there by whole draws) and
-/// an index in them (from the end down), and deletes the largest block
-/// ending there that stays interesting, in whole characters when they are
-/// UTF-8, writing their length when one was read for them. Contents read to
-/// the end (`arbitrary_take_rest`'s `&str`) have no length to write: a
-/// `|s: &str|` target's string lost no character to any other pass but
-/// lowering (decision 0089).
+/// (`&str`, `Vec<String>`) and an index in them (from the end down), and
+/// deletes the largest block ending there that stays interesting, in whole
+/// characters when they are UTF-8, writing their length in its own field
+/// when one was read for them. Contents read to the end
+/// (`arbitrary_take_rest`'s `&str`) have no length to write: a `|s: &str|`
+/// target's string lost no character to any other pass but lowering
+/// (decision 0089).
 pub(crate) fn delete_inside(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_inside_where(sh, chooser, true)
+}
+
+/// [`delete_inside`] on an input with derived values: the cut is made on
+/// the reads and the input written anew in the shortest encoding, so no
+/// length around it reads otherwise. Last of the shrink tier, once whole
+/// values and variants had their turn: a string an element deletion takes
+/// whole is not shortened first (decision 0094).
+pub(crate) fn delete_inside_values(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_inside_where(sh, chooser, false)
+}
+
+/// The step of [`delete_inside`] (`draws_only`) or [`delete_inside_values`].
+fn delete_inside_where(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, draws_only: bool) -> StepResult {
     let tc = sh.shared();
     let draws = &tc.draws;
-    let read_to_end = draws.len().checked_sub(1).filter(|&i| draws[i].kind == DrawKind::Bytes);
+    let read_to_end = draws.len().checked_sub(1).filter(|&i| draws[i].kind == DrawKind::Bytes && tc.draws_only());
     let mut targets: Vec<usize> = contents(draws).chain(read_to_end).filter(|&i| !draws[i].span.is_empty()).collect();
     targets.dedup();
-    if !tc.draws_only() {
+    let reads = if tc.draws_only() { None } else { tape::reads(&tc) };
+    if tc.draws_only() != draws_only || (!draws_only && reads.is_none()) {
         targets.clear();
     }
     let t = chooser.choose(targets.len(), |_| true)?;
-    let contents_draw = &draws[targets[t]];
-    let len = contents(draws).any(|i| i == targets[t]).then(|| &draws[targets[t] - 1]);
-    let span = contents_draw.span.clone();
+    let i = targets[t];
+    let len = contents(draws).any(|c| c == i).then(|| &draws[i - 1]);
+    let span = draws[i].span.clone();
     let units = Units::of(&tc.bytes[span.clone()]);
     // An end whose unit the next one repeats: deleting either gives the same bytes.
     let j = chooser.choose(units.count(), |j| !units.repeats(j))?;
+    let kinds: Vec<DrawKind> = draws.iter().map(|d| d.kind).collect();
     let deleted = grow(sh, |k| {
         let cut = units.block(j, k)?;
-        let cut = span.start + cut.start..span.start + cut.end;
-        let mut edits: Vec<(Range<usize>, &[u8])> = vec![(cut.clone(), &[])];
-        let written = len.map(|len| len.encode((span.len() - cut.len()) as u128));
-        edits.extend(len.zip(written.as_deref()).map(|(len, written)| (len.span.clone(), written)));
-        Some(replace_ranges(&tc.bytes, &edits))
+        match &reads {
+            Some(reads) => on_reads(reads, &kinds, i, cut),
+            None => {
+                let cut = span.start + cut.start..span.start + cut.end;
+                let mut edits: Vec<(Range<usize>, &[u8])> = vec![(cut.clone(), &[])];
+                let written = len.map(|len| len.encode((span.len() - cut.len()) as u128));
+                edits.extend(len.zip(written.as_deref()).map(|(len, written)| (len.span.clone(), written)));
+                Some(replace_ranges(&tc.bytes, &edits))
+            }
+        }
     })?;
     if deleted > 0 {
         chooser.resume_at(vec![t, (j + 1 - deleted).checked_sub(1).unwrap_or(usize::MAX)]);
     }
     Ok(())
+}
+
+/// `reads` with `cut` (a range inside contents read `i`, whose length is
+/// read `i - 1`) deleted and the length made the size left, in the fewest bytes.
+fn on_reads(reads: &[Read], kinds: &[DrawKind], i: usize, cut: Range<usize>) -> Option<Vec<u8>> {
+    let mut edited = reads.to_vec();
+    let Read::Front(bytes) = &mut edited[i] else { return None };
+    bytes.drain(cut);
+    let size = bytes.len() as u64;
+    edited[i - 1] = Read::Len(size);
+    tape::write_shortest(edited, kinds)
 }
 
 /// Contents cut into the units a deletion takes whole: characters when they

@@ -25,6 +25,7 @@ mod records;
 mod sort;
 mod trim;
 mod values;
+mod variants;
 mod zero_values;
 
 use super::choice::Chooser;
@@ -96,7 +97,8 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-chunks", tier: Tier::Shrink, guarantee: false, step: chunks::step },
     PassDef { name: "delete-every-block", tier: Tier::Shrink, guarantee: true, step: delete_blocks::every_block },
     PassDef { name: "delete-values", tier: Tier::Shrink, guarantee: false, step: values::delete_values },
-    PassDef { name: "zero-tags", tier: Tier::Shrink, guarantee: false, step: values::zero_tags },
+    PassDef { name: "switch-variants", tier: Tier::Shrink, guarantee: true, step: variants::step },
+    PassDef { name: "delete-in-values", tier: Tier::Shrink, guarantee: true, step: contents::delete_inside_values },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
     PassDef { name: "lower-chars", tier: Tier::Lower, guarantee: false, step: chars::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },

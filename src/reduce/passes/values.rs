@@ -1,4 +1,4 @@
-//! Value moves made on the reads, not on the bytes: an element deleted with its "one more" flag, `Some(x)` made `None`, an enum made its first variant without the fields it no longer reads; each written again in the shortest encoding.
+//! Value moves made on the reads, not on the bytes: an element deleted with its "one more" flag, `Some(x)` made `None`; each written again in the shortest encoding (an enum's earlier variant: `variants.rs`).
 //!
 //! Each move deletes whole values from the reads `arbitrary` made
 //! ([`tape::reads`]) and may set one flag or tag to zero, then writes what
@@ -19,17 +19,17 @@ use super::super::tape::{self, Read};
 use super::super::testcase::TestCase;
 
 /// Where each value that starts at a draw ends (one past its last draw).
-struct Values {
+pub(super) struct Values {
     /// The outermost value's end, for each draw.
     ends: Vec<usize>,
     /// The innermost derived value's end, for each draw that starts one.
-    innermost: Vec<Option<usize>>,
+    pub(super) innermost: Vec<Option<usize>>,
 }
 
 impl Values {
     /// The values of `tc`'s draws: the outermost derived value starting at
     /// a draw, else a length and the contents after it, else the draw alone.
-    fn of(tc: &TestCase) -> Self {
+    pub(super) fn of(tc: &TestCase) -> Self {
         let n = tc.draws.len();
         let mut ends: Vec<usize> = (1..=n).collect();
         for s in 1..n {
@@ -136,30 +136,6 @@ pub(crate) fn delete_values(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) ->
     step(sh, chooser, flags, flag_moves)
 }
 
-/// Derived values that read more after a first draw that reads as a
-/// variant tag other than the first: a four-byte integer of 2^24 or more
-/// (variant `v` of `n` reads from `v * 2^32 / n` on; smaller values are
-/// more often a struct's first `u32`, which no move here helps).
-fn tags(tc: &TestCase, values: &Values) -> Vec<usize> {
-    let tag = |t: usize| {
-        let draw = &tc.draws[t];
-        draw.kind == (DrawKind::Int { width: 4 }) && draw.value(&tc.bytes).is_some_and(|v| v >= 1 << 24)
-    };
-    (0..tc.draws.len()).filter(|&t| values.innermost[t].is_some_and(|e| e > t + 1) && tag(t)).collect()
-}
-
-/// At a tag, read zero (the first variant) with all its fields deleted:
-/// the fields a first variant reads are then all zeros (decision 0005).
-fn tag_moves(_: &TestCase, values: &Values, t: usize) -> Vec<Move> {
-    let end = values.innermost[t].unwrap_or(t + 1);
-    vec![Move { zero: Some(t), delete: t + 1..end }]
-}
-
-/// Reads an enum as its first variant, without the fields it read.
-pub(crate) fn zero_tags(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    step(sh, chooser, tags, tag_moves)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::one_pass::run;
@@ -191,15 +167,6 @@ mod tests {
         // Byte deletions would cut each of these values in two.
         let input = encode_value(&value(Some("abc"), &["x", "yz"], Val::Enum(0, vec![]), 7), &ty(), &[]);
         let result = run("delete-values", &input, oracle);
-        assert_eq!(decode(&ty(), &result).0, value(None, &[], Val::Enum(0, vec![]), 7));
-        assert_eq!(result, [0, 0, 0, 0, 0, 0, 7]);
-    }
-
-    #[test]
-    fn an_enum_goes_to_its_first_variant_without_its_fields() {
-        let b = Val::Enum(1, vec![Val::Str(b"hello".to_vec()), Val::Int(3)]);
-        let input = encode_value(&value(None, &[], b, 7), &ty(), &[]);
-        let result = run("zero-tags", &input, oracle);
         assert_eq!(decode(&ty(), &result).0, value(None, &[], Val::Enum(0, vec![]), 7));
         assert_eq!(result, [0, 0, 0, 0, 0, 0, 7]);
     }

@@ -77,7 +77,7 @@ pub(crate) fn delete_leaf_elements(sh: &mut Shrinker<'_>, chooser: &mut Chooser<
 
 /// Where the `k`-th draw after draw `i` of the same kind starts (the end of
 /// the input when the data ran out before it: an empty span at the end).
-fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
+pub(super) fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
     let kind = draws[i].kind;
     let start = draws[i].span.start;
     draws[i + 1..].iter().filter(|d| d.kind == kind && d.span.start > start).nth(k - 1).map(|d| d.span.start)

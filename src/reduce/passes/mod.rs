@@ -17,6 +17,7 @@ mod delete_examples;
 mod draws;
 mod encoding;
 mod ends;
+mod flips;
 mod lengths;
 mod lower;
 mod prefix;
@@ -71,6 +72,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "zero-values", tier: Tier::Delete, guarantee: false, step: zero_values::zero },
     PassDef { name: "least-values", tier: Tier::Delete, guarantee: false, step: zero_values::least },
     PassDef { name: "keep-prefix", tier: Tier::Delete, guarantee: false, step: prefix::step },
+    PassDef { name: "keep-windows", tier: Tier::Delete, guarantee: false, step: prefix::keep_windows },
     PassDef { name: "delete-coarse-chunks", tier: Tier::Delete, guarantee: false, step: chunks::coarse },
     PassDef { name: "delete-256-alike", tier: Tier::Delete, guarantee: false, step: alike::step },
     PassDef { name: "trim-unread", tier: Tier::Delete, guarantee: false, step: trim::step },
@@ -99,6 +101,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-values", tier: Tier::Shrink, guarantee: false, step: values::delete_values },
     PassDef { name: "switch-variants", tier: Tier::Shrink, guarantee: true, step: variants::step },
     PassDef { name: "delete-in-values", tier: Tier::Shrink, guarantee: true, step: contents::delete_inside_values },
+    PassDef { name: "delete-and-decrement", tier: Tier::Shrink, guarantee: false, step: flips::step },
     PassDef { name: "lower-draws", tier: Tier::Lower, guarantee: true, step: draws::lower },
     PassDef { name: "lower-chars", tier: Tier::Lower, guarantee: false, step: chars::lower },
     PassDef { name: "zero-examples", tier: Tier::Lower, guarantee: false, step: lower::zero_examples },

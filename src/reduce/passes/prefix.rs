@@ -1,4 +1,4 @@
-//! Keep the shortest prefix of a list of draws: on inputs that draws alone describe, the first k elements, the least k found from below.
+//! Keep the shortest prefix of a list of draws (on inputs that draws alone describe, the first k elements, the least k found from below), or a short window of a long list.
 
 use super::super::choice::Chooser;
 use super::super::draws::DrawKind;
@@ -37,6 +37,29 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
             lo = mid;
         }
     }
+    Ok(())
+}
+
+/// The fewest elements a list needs for [`keep_windows`] to run on it.
+const WINDOWS_FROM: usize = 16;
+
+/// Keeps one or two consecutive elements of a long list (at least
+/// [`WINDOWS_FROM`] elements) and deletes the rest, a window at a time from
+/// the first: where `keep-prefix` left a long list because no short prefix
+/// stayed interesting, a short window elsewhere may (a hash of the list:
+/// each window is one more short list tried, as likely as a prefix). Lists
+/// of a few elements, which deletions and lowering prove, never get it
+/// (decision 0095).
+pub(crate) fn keep_windows(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    let mut starts = element_starts(&tc);
+    let n = starts.len();
+    starts.push(tc.len());
+    let windows: Vec<(usize, usize)> =
+        (1..n).flat_map(|i| [(i, 1), (i, 2)]).filter(|&(i, m)| n >= WINDOWS_FROM && i + m <= n).collect();
+    let w = chooser.choose(windows.len(), |_| true)?;
+    let (i, m) = windows[windows.len() - 1 - w];
+    sh.consider(tc.bytes[starts[i]..starts[i + m]].to_vec())?;
     Ok(())
 }
 

@@ -28,6 +28,8 @@ mod corpus;
 mod population;
 #[path = "cli/real.rs"]
 mod real;
+#[path = "cli/typed_population.rs"]
+mod typed_population;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 

@@ -96,7 +96,7 @@ pub(super) fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 /// instead (decision 0022).
 pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
-    if let Some((draw, value)) = lower_draw(sh, chooser, |_, _| !derived, true)? {
+    if let (draw, value, true) = lower_draw(sh, chooser, |_, _| !derived, true)? {
         spread(sh, &draw, value)?;
     }
     Ok(())
@@ -110,18 +110,43 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 pub(crate) fn lower_late(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let derived = !sh.best().examples.is_empty();
     let wanted = |draw: &Draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24);
-    lower_draw(sh, chooser, wanted, false).map(drop)
+    let (draw, value, lowered) = lower_draw(sh, chooser, wanted, false)?;
+    if !lowered {
+        clear_a_bit(sh, &draw, value)?;
+    }
+    Ok(())
+}
+
+/// A value of two or three bits set that no lowering by value took further
+/// (zero and one less failed: 20,480 is `1 << 14 | 1 << 12`) with one of its
+/// bits cleared, the highest first: a set of option flags of which the bug
+/// needs one (20,480 to 4,096). Whether one went.
+fn clear_a_bit(sh: &mut Shrinker<'_>, draw: &Draw, value: u64) -> Result<bool, Halt> {
+    if !(2..=3).contains(&value.count_ones()) {
+        return Ok(false);
+    }
+    // Nothing was lowered: the draw is where it was in the best.
+    let tc = sh.shared();
+    for bit in (0..64).rev().filter(|b| value >> b & 1 == 1) {
+        let encoded = draw.encode(u128::from(value & !(1 << bit)));
+        if encoded.len() == draw.span.len()
+            && sh.consider_typed(replace_ranges(&tc.bytes, &[(draw.span.clone(), &encoded)]))?
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Lowers a numeric draw that `wanted` accepts (with its value), with
-/// `guess_free` trying [`least_free`] after zero and one; returns the draw
-/// and its new value when it went lower.
+/// `guess_free` trying [`least_free`] after zero and one; returns the draw,
+/// its value now and whether it went lower.
 fn lower_draw(
     sh: &mut Shrinker<'_>,
     chooser: &mut Chooser<'_>,
     wanted: impl Fn(&Draw, u64) -> bool,
     guess_free: bool,
-) -> Result<Option<(Draw, u64)>, Halt> {
+) -> Result<(Draw, u64, bool), Halt> {
     let tc = sh.shared();
     let value = |i: usize| tc.draws[i].value(&tc.bytes).and_then(|v| u64::try_from(v).ok());
     let i = chooser.choose(tc.draws.len(), |i| value(i).is_some_and(|v| v != 0 && wanted(&tc.draws[i], v)))?;
@@ -150,9 +175,9 @@ fn lower_draw(
     // not monotone in the value (decision 0023).
     let proving = lowered == current && guess_free && current >= 4;
     if proving && sh.consider_typed(build(current / 2))? {
-        return Ok(Some((draw.clone(), current / 2)));
+        return Ok((draw.clone(), current / 2, true));
     }
-    Ok((lowered < current).then(|| (draw.clone(), lowered)))
+    Ok((draw.clone(), lowered, lowered < current))
 }
 
 /// The least value no other draw of `draw`'s kind holds (one read past the
@@ -279,6 +304,22 @@ mod tests {
         // 1024 is where byte lowering stops: `00 03` (768) fails.
         let result = run("lower-draws-late", &[0, 0, 0, 0xd6, 0x00, 0x04], oracle);
         assert_eq!(result, [0, 0, 0, 0xd6, 0xe8, 0x03], "the tag as it was, the quantity 1000");
+    }
+
+    #[test]
+    fn late_clears_an_option_bit_the_bug_does_not_need() {
+        // A derived value's `u32` of option bits; the bug needs bit 12 (4096) alone.
+        let oracle = |input: &[u8]| {
+            let options = input.try_into().map(u32::from_le_bytes).unwrap_or(0);
+            if input.len() == 4 && options & 1 << 12 != 0 {
+                let whole = Example::new(0..4, 4..4, "Doc", 0);
+                Verdict::Interesting(vec![whole, Example::new(0..4, 4..4, "draw:le:4", 1)])
+            } else {
+                Verdict::Boring
+            }
+        };
+        // 20,480 (bits 14 and 12): zero and one less fail, so by value it stays.
+        assert_eq!(run("lower-draws-late", &[0x00, 0x50, 0, 0], oracle), [0x00, 0x10, 0, 0]);
     }
 
     #[test]

@@ -24,6 +24,8 @@ mod batch;
 mod cargo_fuzz;
 #[path = "cli/corpus.rs"]
 mod corpus;
+#[path = "cli/cross_check.rs"]
+mod cross_check;
 #[path = "cli/population.rs"]
 mod population;
 #[path = "cli/real.rs"]

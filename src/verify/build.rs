@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 
+use super::toolchain::{builder_for, Builder};
 use crate::exec::process::{last_lines, signal_group};
 use crate::exec::RunningGroup;
 use crate::options::ProjectOptions;
@@ -67,6 +68,8 @@ pub struct LibFuzzerBuild {
     sanitizer: Sanitizer,
     /// Whether a binary was there already (built with that sanitizer).
     existing: bool,
+    /// Whose cargo builds it: ours, the toolchain that built the binary there, or ours apart.
+    builder: Builder,
     /// Where its process group is published while it runs, for Ctrl-C.
     running: RunningGroup,
     /// The project's lockfile when there was none before the build: cargo
@@ -87,10 +90,16 @@ impl LibFuzzerBuild {
         binary: PathBuf,
         running: RunningGroup,
     ) -> Result<Self, String> {
-        let target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
+        let mut target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
         let new_lockfile = Some(project.lockfile()).filter(|lock| !lock.exists());
         let (sanitizer, existing) = sanitizer_for(&binary, options.flags.sanitizer);
-        let mut command = command(cargo, (project, target), (options, sanitizer), cwd, target_dir.as_deref());
+        let builder = builder_for(&binary, cargo);
+        let mut binary = binary;
+        if let (Builder::Apart(_), Some((dir, apart))) = (&builder, apart(&binary)) {
+            (target_dir, binary) = (Some(dir), apart);
+        }
+        let mut command =
+            command((cargo, &builder), (project, target), (options, sanitizer), cwd, target_dir.as_deref());
         let line = command_line(&command);
         let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
         let output = |log: &File| log.try_clone().map(Stdio::from);
@@ -116,6 +125,7 @@ impl LibFuzzerBuild {
             binary,
             sanitizer,
             existing,
+            builder,
             running,
             new_lockfile,
         })
@@ -133,6 +143,13 @@ impl LibFuzzerBuild {
 
     /// What is being built, and why, for the progress line.
     pub fn purpose(&self) -> String {
+        if let Builder::Apart(version) = &self.builder {
+            return format!(
+                "libFuzzer cross-check: `{}` in the background, into a directory of its own: the binary `cargo \
+                 fuzz build` made was built by rustc {version}, which is not installed (it is left as it is)",
+                self.line
+            );
+        }
         if self.existing {
             format!(
                 "libFuzzer cross-check: `{}` in the background (a no-op when the binary `cargo fuzz build` made, \
@@ -208,15 +225,33 @@ impl Drop for LibFuzzerBuild {
     }
 }
 
-/// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`.
+/// Where a build apart from `binary`'s target directory goes (a directory
+/// of our own in it), and the binary it makes there.
+fn apart(binary: &Path) -> Option<(PathBuf, PathBuf)> {
+    let target_dir = binary.ancestors().nth(3)?;
+    let dir = target_dir.join("minimize-crash").join("cross-check");
+    let built = dir.join(binary.strip_prefix(target_dir).ok()?);
+    Some((dir, built))
+}
+
+/// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`,
+/// with our cargo or under `rustup run TOOLCHAIN`.
 fn command(
-    cargo: &OsString,
+    (cargo, builder): (&OsString, &Builder),
     (project, target): (&FuzzProject, &str),
     (options, sanitizer): (&ProjectOptions, Sanitizer),
     cwd: &Path,
     target_dir: Option<&Path>,
 ) -> Command {
-    let mut command = Command::new(cargo);
+    let mut command = match builder {
+        Builder::Rustup(toolchain) => {
+            let mut command = Command::new("rustup");
+            // The toolchain's own compiler, whatever `RUSTC` the outer cargo set.
+            command.args(["run", toolchain, "cargo"]).env_remove("RUSTC");
+            command
+        }
+        Builder::Ours | Builder::Apart(_) => Command::new(cargo),
+    };
     command.current_dir(cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
     if sanitizer != Sanitizer::None {
         // As for the harness: the same toolchain, its `-Zsanitizer` allowed on stable.

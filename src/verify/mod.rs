@@ -25,6 +25,7 @@ use crate::project::Sanitizer;
 use crate::signature::{Level, Signature};
 
 mod build;
+mod toolchain;
 
 pub use build::LibFuzzerBuild;
 

@@ -1,0 +1,83 @@
+//! The libFuzzer cross-check and the binary the user built: `cargo +nightly fuzz build` is the rule for sanitizers, and the cross-check reuses that binary as it is, with the toolchain that built it (issue 48).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::SystemTime;
+
+use serde_json::Value;
+
+use super::*;
+
+/// A project with one `&[u8]` target that panics on "bug" anywhere, under
+/// the shared target directory (its builds kept between runs); no lockfile.
+fn bug_project() -> PathBuf {
+    let dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-cross-check/bug");
+    let files = [
+        ("Cargo.toml", "[package]\nname = \"bug\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\nexclude = [\"fuzz\"]\n"),
+        ("src/lib.rs", ""),
+        (
+            "fuzz/Cargo.toml",
+            "[package]\nname = \"bug-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
+             [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\n\
+             [workspace]\nmembers = [\".\"]\n\n\
+             [[bin]]\nname = \"bug\"\npath = \"fuzz_targets/bug.rs\"\ntest = false\ndoc = false\n",
+        ),
+        (
+            "fuzz/fuzz_targets/bug.rs",
+            "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+             fuzz_target!(|data: &[u8]| {\n    if data.windows(3).any(|w| w == b\"bug\") {\n        panic!(\"a bug\");\n    }\n});\n",
+        ),
+    ];
+    for (relative, text) in files {
+        let path = dir.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text) {
+            std::fs::write(path, text).unwrap();
+        }
+    }
+    let _ = std::fs::remove_file(dir.join("fuzz/Cargo.lock"));
+    dir
+}
+
+/// The binary's bytes and when it was last written.
+fn fingerprint(binary: &Path) -> (Vec<u8>, SystemTime) {
+    let bytes = std::fs::read(binary).unwrap_or_else(|e| panic!("{}: {e}", binary.display()));
+    (bytes, std::fs::metadata(binary).unwrap().modified().unwrap())
+}
+
+#[test]
+fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_as_it_was() {
+    cargo_fuzz::require();
+    let project = bug_project();
+    let built = Command::new("rustup")
+        .current_dir(&project)
+        .args(["run", "nightly", "cargo", "fuzz", "build", "bug"])
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "`rustup run nightly cargo fuzz build bug` failed (a nightly toolchain: `rustup toolchain install nightly`):\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let binary = project.join("fuzz/target/x86_64-unknown-linux-gnu/release/bug");
+    let before = fingerprint(&binary);
+    let scratch = tempfile::tempdir().unwrap();
+    let crash = scratch.path().join("crash");
+    std::fs::write(&crash, b"a few bytes, then a bug, then a few more").unwrap();
+    let run = Command::new(BIN)
+        .current_dir(&project)
+        .args(["--json", "bug"])
+        .arg(&crash)
+        .arg("-o")
+        .arg(scratch.path().join("out"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    let summary: Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(summary["libfuzzer"]["verified"], "yes", "{summary:#}\n{stderr}");
+    assert_eq!(std::fs::read(scratch.path().join("out")).unwrap(), b"bug");
+    let after = fingerprint(&binary);
+    assert!(after.0 == before.0, "the user's nightly binary was replaced:\n{stderr}");
+    assert_eq!(after.1, before.1, "the user's nightly binary was written again (a rebuild):\n{stderr}");
+}

@@ -24,8 +24,8 @@ mod batch;
 mod cargo_fuzz;
 #[path = "cli/corpus.rs"]
 mod corpus;
-#[path = "cli/cross_check.rs"]
-mod cross_check;
+#[path = "cli/first_run.rs"]
+mod first_run;
 #[path = "cli/population.rs"]
 mod population;
 #[path = "cli/real.rs"]

@@ -22,6 +22,7 @@
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
 pub mod cargo;
+pub(crate) mod environment;
 pub mod files;
 pub mod flags;
 pub mod harness;

@@ -161,7 +161,8 @@ impl HarnessSetup {
             "Check that it is a crash of `{target}` and that the build options (features, --dev, --release) \
              match the build that crashed; a stack overflow found with a smaller stack (a thread's, or \
              `ulimit -s`) needs the same limit here; a memory error that only a sanitizer reports does not show \
-             in a harness built without one: minimize it with --exec and a `cargo fuzz build` binary."
+             in a harness built without one: minimize it with --exec and a `cargo fuzz build` binary.{}",
+            crate::project::environment::hint(&self.project.fuzz_dir)
         )
     }
 

@@ -1,4 +1,4 @@
-//! The libFuzzer cross-check and the binary the user built: `cargo +nightly fuzz build` is the rule for sanitizers, and the cross-check reuses that binary as it is, with the toolchain that built it (issue 48).
+//! A user's first run on their project (issue 48): the binary `cargo +nightly fuzz build` made (the rule for sanitizers) is cross-checked as it is, with the toolchain that built it, and a target that reads the environment is named when an input does not crash without it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -7,6 +7,12 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use super::*;
+
+/// The tests on [`bug_project`] take turns: they share its directory, lockfile and builds.
+fn project_lock() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
 
 /// A project with one `&[u8]` target that panics on "bug" anywhere, under
 /// the shared target directory (its builds kept between runs); no lockfile.
@@ -20,7 +26,14 @@ fn bug_project() -> PathBuf {
             "[package]\nname = \"bug-fuzz\"\nversion = \"0.0.0\"\npublish = false\nedition = \"2021\"\n\n\
              [package.metadata]\ncargo-fuzz = true\n\n[dependencies]\nlibfuzzer-sys = \"0.4\"\n\n\
              [workspace]\nmembers = [\".\"]\n\n\
-             [[bin]]\nname = \"bug\"\npath = \"fuzz_targets/bug.rs\"\ntest = false\ndoc = false\n",
+             [[bin]]\nname = \"bug\"\npath = \"fuzz_targets/bug.rs\"\ntest = false\ndoc = false\n\n\
+             [[bin]]\nname = \"moded\"\npath = \"fuzz_targets/moded.rs\"\ntest = false\ndoc = false\n",
+        ),
+        (
+            "fuzz/fuzz_targets/moded.rs",
+            "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+             fuzz_target!(|data: &[u8]| {\n    if std::env::var(\"BUG_MODE\").is_ok() && data.starts_with(b\"bug\") {\n        \
+             panic!(\"a bug in this mode\");\n    }\n});\n",
         ),
         (
             "fuzz/fuzz_targets/bug.rs",
@@ -48,6 +61,7 @@ fn fingerprint(binary: &Path) -> (Vec<u8>, SystemTime) {
 #[test]
 fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_as_it_was() {
     cargo_fuzz::require();
+    let _lock = project_lock();
     let project = bug_project();
     let built = Command::new("rustup")
         .current_dir(&project)
@@ -80,4 +94,27 @@ fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_
     let after = fingerprint(&binary);
     assert!(after.0 == before.0, "the user's nightly binary was replaced:\n{stderr}");
     assert_eq!(after.1, before.1, "the user's nightly binary was written again (a rebuild):\n{stderr}");
+}
+
+#[test]
+fn an_input_that_crashes_only_with_a_variable_the_target_reads_is_told_to_set_it() {
+    let _lock = project_lock();
+    let project = bug_project();
+    let scratch = tempfile::tempdir().unwrap();
+    let crash = scratch.path().join("crash");
+    std::fs::write(&crash, b"bug, with the mode on").unwrap();
+    let run = |mode: Option<&str>| {
+        let mut command = Command::new(BIN);
+        command.current_dir(&project).args(["--no-verify-libfuzzer", "moded"]).arg(&crash);
+        command.arg("-o").arg(scratch.path().join("out")).env_remove("BUG_MODE");
+        command.envs(mode.map(|m| ("BUG_MODE", m)));
+        command.output().unwrap()
+    };
+    let without = run(None);
+    let stderr = String::from_utf8_lossy(&without.stderr);
+    assert_eq!(without.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("reads BUG_MODE (fuzz_targets/moded.rs; unset here)"), "{stderr}");
+    let with = run(Some("1"));
+    assert_eq!(with.status.code(), Some(0), "{}", String::from_utf8_lossy(&with.stderr));
+    assert_eq!(std::fs::read(scratch.path().join("out")).unwrap(), b"bug");
 }

@@ -22,7 +22,6 @@
 //! directory (by default `<the fuzz project's target dir>/minimize-crash/`).
 
 pub mod cargo;
-pub(crate) mod environment;
 pub mod files;
 pub mod flags;
 pub mod harness;
@@ -30,6 +29,7 @@ pub mod inject;
 pub mod locate;
 pub mod resolve;
 pub mod scratch;
+pub(crate) mod sources;
 pub mod wrapper;
 
 use std::path::PathBuf;

@@ -96,8 +96,13 @@ impl HarnessSetup {
         if !quiet {
             eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
         }
-        // Only a typed target loses anything (a raw-bytes one records nothing anyway).
-        let typed = || project.target(target).ok().and_then(crate::project::Target::is_typed) != Some(false);
+        // Only a typed target loses anything (a raw-bytes one records nothing
+        // anyway), or one that builds typed values from its bytes by hand.
+        let typed = || {
+            let found = project.target(target).ok();
+            found.as_ref().and_then(|t| t.is_typed()) != Some(false)
+                || found.is_some_and(|t| crate::project::sources::builds_unstructured(&project.fuzz_dir, &t.path))
+        };
         if let Some(warning) = harness.structure.warning().filter(|_| typed()) {
             eprintln!("warning: {warning}");
         }
@@ -162,7 +167,7 @@ impl HarnessSetup {
              match the build that crashed; a stack overflow found with a smaller stack (a thread's, or \
              `ulimit -s`) needs the same limit here; a memory error that only a sanitizer reports does not show \
              in a harness built without one: minimize it with --exec and a `cargo fuzz build` binary.{}",
-            crate::project::environment::hint(&self.project.fuzz_dir)
+            crate::project::sources::hint(&self.project.fuzz_dir)
         )
     }
 

@@ -44,7 +44,19 @@ fn plain_project() -> PathBuf {
          [[bin]]\nname = \"sum500\"\npath = \"fuzz_targets/sum500.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
          [[bin]]\nname = \"stdpanics\"\npath = \"fuzz_targets/stdpanics.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
          [[bin]]\nname = \"text\"\npath = \"fuzz_targets/text.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
-         [[bin]]\nname = \"ranges\"\npath = \"fuzz_targets/ranges.rs\"\ntest = false\ndoc = false\nbench = false\n",
+         [[bin]]\nname = \"ranges\"\npath = \"fuzz_targets/ranges.rs\"\ntest = false\ndoc = false\nbench = false\n\n\
+         [[bin]]\nname = \"generate\"\npath = \"fuzz_targets/generate.rs\"\ntest = false\ndoc = false\nbench = false\n",
+    );
+    write(
+        "fuzz/fuzz_targets/generate.rs",
+        "#![no_main]\nuse libfuzzer_sys::arbitrary::Unstructured;\nuse libfuzzer_sys::fuzz_target;\n\n\
+         // Values built by hand from the bytes, as a generator's target does.\n\
+         fuzz_target!(|data: &[u8]| {\n    \
+             let xs: Vec<u64> = Unstructured::new(data).arbitrary().unwrap_or_default();\n    \
+             if xs.iter().map(|&x| u128::from(x)).sum::<u128>() >= 500 {\n        \
+                 panic!(\"a sum of at least 500\");\n    \
+             }\n\
+         });\n",
     );
     write("fuzz/fuzz_targets/ranges.rs", RANGES);
     write(
@@ -132,12 +144,18 @@ fn sum500_crash(dir: &Path) -> PathBuf {
 
 /// Runs the tool on `sum500` in `project` with `extra` arguments: its summary and stderr.
 fn minimize_sum500(project: &Path, output: &Path, extra: &[&str]) -> (Value, String) {
+    minimize_sum_target("sum500", project, output, extra)
+}
+
+/// Runs the tool on `target` (one of the sum-500 targets) in `project` with
+/// `extra` arguments, from [`sum500_crash`]: its summary and stderr.
+fn minimize_sum_target(target: &str, project: &Path, output: &Path, extra: &[&str]) -> (Value, String) {
     let crash = sum500_crash(output.parent().unwrap());
     let mut command = Command::new(BIN);
-    command.current_dir(project).arg("--json").args(extra).arg("-o").arg(output).arg("sum500").arg(&crash);
+    command.current_dir(project).arg("--json").args(extra).arg("-o").arg(output).arg(target).arg(&crash);
     let assert = assert_cmd::Command::from_std(command).timeout(Duration::from_secs(600)).assert();
     let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
-    assert_eq!(assert.get_output().status.code(), Some(0), "sum500 failed:\n{stderr}");
+    assert_eq!(assert.get_output().status.code(), Some(0), "{target} failed:\n{stderr}");
     (serde_json::from_slice(&assert.get_output().stdout).expect("a JSON summary"), stderr)
 }
 
@@ -211,7 +229,10 @@ fn an_arbitrary_too_old_to_record_is_said_in_one_line_and_in_json() {
     let dir = tempfile::tempdir().unwrap();
     let output = dir.path().join("minimized");
     let (summary, stderr) = minimize_sum500(&project, &output, &["--no-verify-libfuzzer"]);
+    // A `&[u8]` target that builds its values with `Unstructured` loses the same: said too.
+    let (_, generator) = minimize_sum_target("generate", &project, &dir.path().join("g"), &["--no-verify-libfuzzer"]);
     std::fs::remove_file(project.join("fuzz/Cargo.lock")).unwrap();
+    assert!(generator.contains("warning: typed inputs will be reduced as bytes"), "{generator}");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(
         warnings,

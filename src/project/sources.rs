@@ -1,4 +1,4 @@
-//! The environment variables a fuzz crate's own sources read (`env::var("FUZZER")`, `var_os`), for the hint when an input does not crash: a target that picks what it does from the environment does nothing the crash needs without it (wasm-tools' `run` target and `FUZZER`).
+//! What a fuzz crate's own sources say: the environment variables they read (`env::var("FUZZER")`, `var_os`), for the hint when an input does not crash (a target that picks what it does from the environment does nothing the crash needs without it: wasm-tools' `run` target and `FUZZER`); and whether they build an `Unstructured` by hand (a `&[u8]` target that feeds a generator such as wasm-smith), so that losing structure is said for it too.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +25,17 @@ pub(crate) fn read_by(fuzz_dir: &Path) -> Vec<(String, PathBuf)> {
         }
     }
     found
+}
+
+/// Whether the target at `target` (a file under `fuzz_dir`), or a source
+/// of the fuzz crate that is not another target's, names `Unstructured`:
+/// the target builds typed values by hand from its bytes.
+pub(crate) fn builds_unstructured(fuzz_dir: &Path, target: &Path) -> bool {
+    let mut files = Vec::new();
+    sources(fuzz_dir, 0, &mut files);
+    let targets = fuzz_dir.join("fuzz_targets");
+    let its_own = |file: &PathBuf| file == target || !file.starts_with(&targets);
+    files.iter().filter(|f| its_own(f)).any(|f| std::fs::read_to_string(f).is_ok_and(|t| t.contains("Unstructured")))
 }
 
 /// The `.rs` files under `dir`, `depth` levels below the fuzz directory.
@@ -101,5 +112,12 @@ mod tests {
             "{hint}"
         );
         assert_eq!(super::hint(&targets.join("nothing")), "", "no sources, no sentence");
+        let (run, other) = (targets.join("run.rs"), targets.join("other.rs"));
+        assert!(!builds_unstructured(dir.path(), &run));
+        std::fs::write(&other, "let mut u = arbitrary::Unstructured::new(data);").unwrap();
+        assert!(builds_unstructured(dir.path(), &other), "a generator's input");
+        assert!(!builds_unstructured(dir.path(), &run), "another target's");
+        std::fs::write(dir.path().join("lib.rs"), "pub fn generate(u: &mut Unstructured) {}").unwrap();
+        assert!(builds_unstructured(dir.path(), &run), "the fuzz crate's library");
     }
 }

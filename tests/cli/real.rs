@@ -218,8 +218,9 @@ fn a_str_target_keeps_only_the_characters_the_bug_needs() {
 }
 
 /// An `arbitrary` without the hooks (1.3.2, locked by the user): one warning
-/// line that says why and what is lost, the same in `--json`, and still a
-/// result that crashes.
+/// line that says why, what is lost and the one command that gets it back,
+/// the same in `--json`, and still a result that crashes. That command
+/// (issue 48) keeps what the input decodes to, and records its structure.
 #[test]
 fn an_arbitrary_too_old_to_record_is_said_in_one_line_and_in_json() {
     let _lock = plain_lock();
@@ -231,13 +232,22 @@ fn an_arbitrary_too_old_to_record_is_said_in_one_line_and_in_json() {
     let (summary, stderr) = minimize_sum500(&project, &output, &["--no-verify-libfuzzer"]);
     // A `&[u8]` target that builds its values with `Unstructured` loses the same: said too.
     let (_, generator) = minimize_sum_target("generate", &project, &dir.path().join("g"), &["--no-verify-libfuzzer"]);
+    // The command the warning gives; the result of 1.3.2, run once under 1.4.2, then the crash again.
+    cargo_in(&project, &["update", "-p", "arbitrary", "--precise", "1.4.2"]);
+    let mut once = Command::new(BIN);
+    once.current_dir(&project).args(["--json", "--no-verify-libfuzzer", "--max-tests", "1", "-o"]);
+    let replayed = once.arg(dir.path().join("again")).arg("sum500").arg(&output).output().unwrap();
+    let replayed: Value = serde_json::from_slice(&replayed.stdout).unwrap();
+    let (hooked, hooked_stderr) = minimize_sum500(&project, &dir.path().join("hooked"), &["--no-verify-libfuzzer"]);
     std::fs::remove_file(project.join("fuzz/Cargo.lock")).unwrap();
     assert!(generator.contains("warning: typed inputs will be reduced as bytes"), "{generator}");
     let warnings: Vec<&str> = stderr.lines().filter(|l| l.starts_with("warning:")).collect();
     assert_eq!(
         warnings,
         ["warning: typed inputs will be reduced as bytes, without their structure (results can be larger, numbers \
-          and strings less simple): arbitrary 1.3.2: only 1.4.2 to 1.5.x have the hooks values are recorded with"],
+          and strings less simple): arbitrary 1.3.2: only 1.4.2 to 1.5.x have the hooks values are recorded with; \
+          `cargo update -p arbitrary --precise 1.4.2` in the fuzz crate's directory adds them, and reads every input \
+          as 1.3.2 does"],
         "{stderr}"
     );
     assert_eq!(summary["structure"]["recorded"], false);
@@ -245,6 +255,11 @@ fn an_arbitrary_too_old_to_record_is_said_in_one_line_and_in_json() {
     assert!(reason.starts_with("arbitrary 1.3.2"), "{reason}");
     assert!(stderr.contains("  structure  not recorded, reduced as bytes: arbitrary 1.3.2"), "{stderr}");
     assert_eq!(summary["verified"], true);
+    assert!(summary["value"].is_string(), "{summary:#}");
+    assert_eq!(replayed["value"], summary["value"], "1.4.2 reads 1.3.2's result as the same value");
+    assert_eq!(hooked["structure"]["recorded"], true, "{hooked_stderr}");
+    assert!(!hooked_stderr.contains("warning:"), "{hooked_stderr}");
+    assert_eq!(hooked["value"].as_str().unwrap().split_whitespace().collect::<String>(), "[500,]", "{hooked:#}");
 }
 
 /// A device as the crash file is refused at once (it would be read forever);

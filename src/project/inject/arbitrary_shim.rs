@@ -83,9 +83,18 @@ pub fn support(lock: &DocumentMut) -> Support {
     };
     if !hooked(&arbitrary.version) || derive.is_some_and(|d| !hooked(&d.version)) {
         let with = derive.map(|d| format!(" with derive_arbitrary {}", d.version)).unwrap_or_default();
+        // The way to them in one line, where it keeps what every input decodes to.
+        let way = (!hooked(&arbitrary.version) && same_decoding(&arbitrary.version)).then(|| {
+            format!(
+                "; `cargo update -p arbitrary --precise 1.4.2` in the fuzz crate's directory adds them, and reads \
+                 every input as {} does",
+                arbitrary.version
+            )
+        });
         return Support::Unsupported(format!(
-            "arbitrary {}{with}: only 1.4.2 to 1.5.x have the hooks values are recorded with",
-            arbitrary.version
+            "arbitrary {}{with}: only 1.4.2 to 1.5.x have the hooks values are recorded with{}",
+            arbitrary.version,
+            way.unwrap_or_default()
         ));
     }
     if arbitrary.source.is_none() {
@@ -95,6 +104,15 @@ pub fn support(lock: &DocumentMut) -> Support {
         ));
     }
     Support::Hooked(arbitrary.clone())
+}
+
+/// Whether `version` reads every input as 1.4.2 does, so that moving to
+/// 1.4.2 keeps what each crash decodes to: 1.3.1 to 1.5.0 decoded 100,000
+/// random inputs alike as derived structs and enums, collections, strings,
+/// numbers and the `Unstructured` helpers; 1.3.0 and 1.2.3 read a
+/// collection to the end otherwise (decision 0097).
+fn same_decoding(version: &str) -> bool {
+    matches!(numbers(version), Some((1, 3, patch)) if patch >= 1) || matches!(numbers(version), Some((1, 4, _)))
 }
 
 /// The version the lockfile's `package` entries lock for their dependency `dependency`.
@@ -319,6 +337,22 @@ dependencies = ["arbitrary", "cc"]
         let Support::Unsupported(reason) = support(&no_derive("1.3.2")) else { panic!() };
         assert!(reason.starts_with("arbitrary 1.3.2: only 1.4.2"), "{reason}");
         assert_eq!(support(&"version = 4\n".parse().unwrap()), Support::NotUsed);
+    }
+
+    /// 1.3.1 to 1.4.1 read every input as 1.4.2 does: the one-line way to the
+    /// hooks is said; before 1.3.1 (another decoding), or with only the derive
+    /// old, it is not.
+    #[test]
+    fn the_way_to_the_hooks_is_said_where_it_keeps_the_decoding() {
+        let way = "`cargo update -p arbitrary --precise 1.4.2` in the fuzz crate's directory adds them";
+        for version in ["1.3.1", "1.3.2", "1.4.0", "1.4.1"] {
+            let Support::Unsupported(reason) = support(&lock(version, version)) else { panic!("{version}") };
+            assert!(reason.contains(way) && reason.ends_with(&format!("as {version} does")), "{reason}");
+        }
+        for (a, d) in [("1.3.0", "1.3.0"), ("1.2.3", "1.2.3"), ("1.5.0", "1.4.1")] {
+            let Support::Unsupported(reason) = support(&lock(a, d)) else { panic!("{a} {d}") };
+            assert!(!reason.contains("cargo update"), "{reason}");
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "support/cargo_fuzz.rs"]
 mod cargo_fuzz;
@@ -270,46 +270,4 @@ fn libfuzzer_features(binary: &Path, input: &Path) -> Vec<u32> {
     let text = std::fs::read_to_string(&control).unwrap();
     let line = text.lines().find(|l| l.starts_with("FT ")).unwrap_or_else(|| panic!("no FT line:\n{text}"));
     line.split_whitespace().skip(2).map(|f| f.parse().unwrap()).collect()
-}
-
-/// The cost of coverage per test: the plain harness, the coverage harness
-/// without collecting (instrumentation only) and collecting, on the same
-/// inputs, interleaved in blocks so that a busy machine slows all three alike.
-/// Prints the numbers; run with `--ignored --nocapture`.
-#[test]
-#[ignore = "a measurement, not a check"]
-fn measure_the_cost_of_coverage_per_test() {
-    const RUNS: usize = 4000;
-    const BLOCK: usize = 200;
-    let inputs: Vec<Vec<u8>> = (0..RUNS)
-        .map(|i| match i % 4 {
-            0 => Vec::new(),
-            1 => tlv(&[(0x01, b"hi")]),
-            2 => indexed(i % 300),
-            _ => tlv(&[(0x04, &vec![0; i % 1000]), (0x01, b"name")]),
-        })
-        .collect();
-    let mut variants = [
-        ("plain", start(false, 0), Duration::ZERO, 0),
-        ("coverage harness, no collection", start(true, 0), Duration::ZERO, 0),
-        ("coverage harness, collecting", start(true, FEATURE_CAPACITY), Duration::ZERO, 0),
-    ];
-    for (_, executor, _, _) in &mut variants {
-        for input in &inputs[..100] {
-            executor.run(input).unwrap();
-        }
-    }
-    for block in inputs.chunks(BLOCK) {
-        for (_, executor, elapsed, features) in &mut variants {
-            let started = Instant::now();
-            for input in block {
-                executor.run(input).unwrap();
-                *features += executor.coverage().map_or(0, |c| c.features.len());
-            }
-            *elapsed += started.elapsed();
-        }
-    }
-    for (name, _, elapsed, features) in variants {
-        eprintln!("{name}: {:.1?} per test ({RUNS} runs, {features} features read)", elapsed / RUNS as u32);
-    }
 }

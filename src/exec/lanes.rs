@@ -133,34 +133,29 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::exec::fake::Fake;
     use crate::exec::Status;
 
     /// Which lane ran which input.
     type Log = Arc<Mutex<Vec<(usize, Vec<u8>)>>>;
 
-    /// Records which lane ran which input; fails on inputs starting with `!`
-    /// on lanes other than 0.
-    struct Logged {
-        lane: usize,
-        log: Log,
-    }
-
-    impl Executor for Logged {
-        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
-            if self.lane > 0 && input.first() == Some(&b'!') {
-                anyhow::bail!("lane {} failed", self.lane);
+    /// Lane `lane`: records which input it ran and says its number on
+    /// stderr; fails on inputs starting with `!` on lanes other than 0.
+    fn logged(lane: usize, log: Log) -> Fake<impl crate::exec::fake::Target> {
+        Fake::new(move |input: &[u8], _| {
+            if lane > 0 && input.first() == Some(&b'!') {
+                anyhow::bail!("lane {lane} failed");
             }
-            self.log.lock().unwrap().push((self.lane, input.to_vec()));
-            let stderr = format!("lane {}", self.lane).into_bytes();
-            Ok(Outcome::new(Status::Exited(0), stderr, Duration::ZERO))
-        }
+            log.lock().unwrap().push((lane, input.to_vec()));
+            Ok(Outcome::new(Status::Exited(0), format!("lane {lane}").into_bytes(), Duration::ZERO))
+        })
     }
 
     #[test]
     fn inputs_run_ahead_are_spread_over_the_lanes_and_taken_once() {
         let log = Log::default();
-        let mut lanes = Lanes::new(Logged { lane: 0, log: log.clone() });
-        lanes.add(Logged { lane: 1, log: log.clone() });
+        let mut lanes = Lanes::new(logged(0, log.clone()));
+        lanes.add(logged(1, log.clone()));
         assert_eq!(lanes.width(), 2);
         let inputs = vec![b"a".to_vec(), b"b".to_vec(), b"!c".to_vec()];
         lanes.prefetch(&inputs);

@@ -5,6 +5,8 @@
 //! built with `cmc_runtime` (a fork per test); tests can plug in a closure.
 
 pub mod coverage;
+#[cfg(test)]
+pub(crate) mod fake;
 pub mod forkserver;
 pub mod known;
 pub mod lanes;

@@ -455,17 +455,17 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use crate::exec::fake::Fake;
     use crate::exec::{CommandLine, Status};
     use crate::signature::Level;
 
-    /// Plays back scripted outcomes.
-    struct Script(VecDeque<(Status, &'static str)>);
-
-    impl Executor for Script {
-        fn run(&mut self, _input: &[u8]) -> anyhow::Result<Outcome> {
-            let (status, stderr) = self.0.pop_front().expect("a scripted outcome");
+    /// Plays back scripted outcomes, whatever the input.
+    fn script(outcomes: &[(Status, &'static str)]) -> Fake<impl crate::exec::fake::Target> {
+        let mut outcomes: VecDeque<(Status, &'static str)> = outcomes.iter().copied().collect();
+        Fake::new(move |_: &[u8], _| {
+            let (status, stderr) = outcomes.pop_front().expect("a scripted outcome");
             Ok(Outcome::new(status, stderr.as_bytes().to_vec(), Duration::from_millis(1)))
-        }
+        })
     }
 
     fn job() -> MinimizeOptions {
@@ -495,7 +495,7 @@ mod tests {
     }
 
     fn baseline_of(outcomes: &[(Status, &'static str)]) -> Result<Baseline, Failure> {
-        let mut script = Script(outcomes.iter().copied().collect());
+        let mut script = script(outcomes);
         let job = job();
         let plan = Plan {
             job: &job,

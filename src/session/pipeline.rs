@@ -292,10 +292,10 @@ pub fn same_crash(expected: &Signature, outcome: &Outcome, level: Level) -> bool
 
 #[cfg(test)]
 mod tests {
-    use std::collections::VecDeque;
     use std::time::Duration;
 
     use super::*;
+    use crate::exec::fake::{clean, panic_at, Fake};
     use crate::exec::Status;
     use crate::signature::Kind;
 
@@ -313,23 +313,18 @@ mod tests {
     }
 
     /// Panics at a location named by the input's first byte; no crash on `0`.
-    struct ByFirstByte(VecDeque<u8>);
-
-    impl Executor for ByFirstByte {
-        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
-            self.0.extend(input.first());
-            let stderr = match input.first() {
-                Some(0) | None => String::new(),
-                Some(b) => format!("thread 'main' panicked at src/lib.rs:{b}:1:\nboom\n"),
-            };
-            let code = if stderr.is_empty() { 0 } else { 101 };
-            Ok(Outcome::new(Status::Exited(code), stderr.into_bytes(), Duration::ZERO))
-        }
+    fn by_first_byte() -> Fake<impl crate::exec::fake::Target> {
+        Fake::new(|input: &[u8], _| {
+            Ok(match input.first() {
+                Some(0) | None => clean(Duration::ZERO),
+                Some(b) => panic_at(&format!("src/lib.rs:{b}:1"), "boom"),
+            })
+        })
     }
 
     #[test]
     fn the_majority_crash_wins_and_the_earliest_breaks_ties() {
-        let mut executor = ByFirstByte(VecDeque::new());
+        let mut executor = by_first_byte();
         let runs = run_times(&mut executor, b"\x07rest", 3, || false).unwrap();
         let (signature, count) = runs.majority(Level::Default).unwrap();
         assert_eq!((signature.location.as_deref(), count), (Some("src/lib.rs:7:1"), 3));
@@ -358,7 +353,7 @@ mod tests {
 
     #[test]
     fn a_reduction_keeps_its_crash_and_notes_the_smallest_input_of_each_other_crash() {
-        let mut executor = ByFirstByte(VecDeque::new());
+        let mut executor = by_first_byte();
         let expected = run_times(&mut executor, b"\x05", 1, || false).unwrap().signatures[0].clone().unwrap();
         let mut slips = Slips::default();
         let reduction =
@@ -369,7 +364,7 @@ mod tests {
         for (signature, input) in &found {
             assert_eq!(signature.kind, Kind::Panic);
             assert_ne!(signature.location, expected.location);
-            let mut check = ByFirstByte(VecDeque::new());
+            let mut check = by_first_byte();
             let outcome = check.run(input).unwrap();
             assert!(same_crash(signature, &outcome, Level::Default), "a slip's input shows its crash");
         }
@@ -377,57 +372,45 @@ mod tests {
 
     /// A simulated target: hangs with 10 `X`s or more; with a count in
     /// `slow` it takes 400 ms and finishes; else 1 ms. It honours the time
-    /// limit, and counts the tests a shortened limit ended.
-    struct SlowBand {
-        slow: std::ops::RangeInclusive<usize>,
-        limit: Option<Duration>,
-        cut_short: usize,
-    }
-
-    impl Executor for SlowBand {
-        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
-            const TIMEOUT: Duration = Duration::from_secs(1);
-            let limit = self.limit.map_or(TIMEOUT, |limit| limit.min(TIMEOUT));
-            let xs = input.iter().filter(|&&b| b == b'X').count();
-            let takes = match xs {
-                10.. => Duration::MAX,
-                _ if self.slow.contains(&xs) => Duration::from_millis(400),
-                _ => Duration::from_millis(1),
-            };
-            let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
-            self.cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
-            let duration = takes.min(limit);
-            Ok(Outcome::new(status, Vec::new(), duration))
-        }
-
-        fn limit_time(&mut self, limit: Option<Duration>) {
-            self.limit = limit;
-        }
-    }
-
+    /// limit. Reduces `input` on it: the reduction, how many tests a
+    /// shortened limit ended, and the limit it was left with.
     fn reduce_hang(
         slow: std::ops::RangeInclusive<usize>,
         input: &[u8],
         options: &ReduceOptions,
-    ) -> (Reduction, SlowBand) {
-        let mut executor = SlowBand { slow, limit: None, cut_short: 0 };
+    ) -> (Reduction, usize, Option<Duration>) {
+        const TIMEOUT: Duration = Duration::from_secs(1);
+        let mut cut_short = 0;
+        let mut executor = Fake::new(|input: &[u8], limit: Option<Duration>| {
+            let limit = limit.map_or(TIMEOUT, |limit| limit.min(TIMEOUT));
+            let xs = input.iter().filter(|&&b| b == b'X').count();
+            let takes = match xs {
+                10.. => Duration::MAX,
+                _ if slow.contains(&xs) => Duration::from_millis(400),
+                _ => Duration::from_millis(1),
+            };
+            let status = if takes > limit { Status::Timeout } else { Status::Exited(0) };
+            cut_short += usize::from(status == Status::Timeout && limit < TIMEOUT);
+            Ok(Outcome::new(status, Vec::new(), takes.min(limit)))
+        });
         let expected = Signature::of(&executor.run(input).unwrap()).expect("a timeout");
         let reduction = reduce_quietly(&mut executor, &expected, input, options, &mut Slips::default());
-        (reduction, executor)
+        let limit = executor.limit();
+        (reduction, cut_short, limit)
     }
 
     #[test]
     fn a_hang_is_reduced_under_short_limits_and_again_under_the_timeout_when_its_result_does_not_hang() {
         // 9 `X`s run fast (the short limit is set), 8 slowly: a hang under it.
         let input = [vec![b'.'; 40], vec![b'X'; 12]].concat();
-        let (reduction, executor) = reduce_hang(6..=8, &input, &ReduceOptions::default());
-        assert!(executor.cut_short > 0, "the short limit ended tests");
+        let (reduction, cut_short, limit) = reduce_hang(6..=8, &input, &ReduceOptions::default());
+        assert!(cut_short > 0, "the short limit ended tests");
         assert!(reduction.stats.redone_at_timeout, "8 `X`s looked like a hang under it");
         assert_eq!(reduction.best.bytes, b"XXXXXXXXXX");
-        assert_eq!(executor.limit, None, "the configured timeout again");
+        assert_eq!(limit, None, "the configured timeout again");
 
         let budget = ReduceOptions { max_tests: Some(18), ..ReduceOptions::default() };
-        let (stopped, _) = reduce_hang(6..=8, &input, &budget);
+        let (stopped, _, _) = reduce_hang(6..=8, &input, &budget);
         assert_eq!(stopped.best.bytes, input, "no budget for a second reduction: the original");
     }
 
@@ -435,54 +418,41 @@ mod tests {
     fn a_hang_reduced_under_short_limits_is_kept_when_it_hangs_under_the_timeout() {
         let input = [vec![b'.'; 40], vec![b'X'; 12]].concat();
         // No slow band (11 `X`s hang first).
-        let (reduction, executor) = reduce_hang(11..=11, &input, &ReduceOptions::default());
-        assert!(executor.cut_short > 0, "the short limit ended tests");
+        let (reduction, cut_short, _) = reduce_hang(11..=11, &input, &ReduceOptions::default());
+        assert!(cut_short > 0, "the short limit ended tests");
         assert!(!reduction.stats.redone_at_timeout);
         assert!(reduction.stats.confirmed, "run once more under the timeout: the re-check");
         assert_eq!(reduction.best.bytes, b"XXXXXXXXXX");
     }
 
     /// A simulated interpreter: panics (fast) when the input holds a `P` and
-    /// an `L`; without a `P`, loops forever on an `L`; counts its hangs, and those that
-    /// waited the whole timeout.
-    #[derive(Default)]
-    struct PanicOrLoop {
-        limit: Option<Duration>,
-        timeouts: usize,
-        full_timeouts: usize,
-    }
-
-    impl Executor for PanicOrLoop {
-        fn run(&mut self, input: &[u8]) -> anyhow::Result<Outcome> {
-            let (status, stderr) = if input.contains(&b'P') && input.contains(&b'L') {
-                (Status::Exited(101), "thread 'main' panicked at src/vm.rs:9:1:\nboom\n")
+    /// an `L`; without a `P`, loops forever on an `L`. Counts its hangs in
+    /// `timeouts`, and those that waited the whole timeout in `full`.
+    fn panic_or_loop<'c>(timeouts: &'c mut usize, full: &'c mut usize) -> Fake<impl crate::exec::fake::Target + 'c> {
+        Fake::new(move |input: &[u8], limit: Option<Duration>| {
+            Ok(if input.contains(&b'P') && input.contains(&b'L') {
+                panic_at("src/vm.rs:9:1", "boom")
             } else if input.contains(&b'L') {
-                self.timeouts += 1;
-                self.full_timeouts += usize::from(self.limit.is_none());
-                (Status::Timeout, "")
+                *timeouts += 1;
+                *full += usize::from(limit.is_none());
+                Outcome::new(Status::Timeout, Vec::new(), limit.unwrap_or(Duration::from_secs(1)))
             } else {
-                (Status::Exited(0), "")
-            };
-            let duration =
-                if status == Status::Timeout { self.limit.unwrap_or(Duration::from_secs(1)) } else { Duration::ZERO };
-            let stderr = stderr.as_bytes().to_vec();
-            Ok(Outcome::new(status, stderr, duration))
-        }
-
-        fn limit_time(&mut self, limit: Option<Duration>) {
-            self.limit = limit;
-        }
+                clean(Duration::ZERO)
+            })
+        })
     }
 
     #[test]
     fn hangs_met_while_reducing_a_crash_end_early_and_the_first_is_checked_before_it_is_noted() {
-        let mut executor = PanicOrLoop::default();
+        let (mut all, mut full) = (0, 0);
         let input = b"..L.L.P.L.L..L..L.L..L".to_vec();
-        let expected = Signature::of(&executor.run(&input).unwrap()).unwrap();
         let mut slips = Slips::default();
-        let reduction = reduce_quietly(&mut executor, &expected, &input, &ReduceOptions::default(), &mut slips);
+        let reduction = {
+            let mut executor = panic_or_loop(&mut all, &mut full);
+            let expected = Signature::of(&executor.run(&input).unwrap()).unwrap();
+            reduce_quietly(&mut executor, &expected, &input, &ReduceOptions::default(), &mut slips)
+        };
         assert_eq!(reduction.best.bytes, b"LP");
-        let (all, full) = (executor.timeouts, executor.full_timeouts);
         assert!(all > 2 && full <= 2, "{full} of {all} hangs waited the whole timeout");
         let found = slips.into_found();
         assert_eq!(found.len(), 1, "{found:?}");

@@ -441,3 +441,62 @@ fn configured(mut tc: TestCase, options: &ReduceOptions) -> TestCase {
 pub(crate) fn hash(bytes: &[u8]) -> u64 {
     BuildHasherDefault::<DefaultHasher>::default().hash_one(bytes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reduce::typed_properties::{decode, encode_value, Recorder, Ty, Val};
+    use crate::reduce::{Quiet, ReduceOptions};
+
+    /// A `(String, u8)`, interesting while the `u8` is 7.
+    fn ty() -> Ty {
+        Ty::Struct("T".into(), vec![Ty::Str, Ty::Int(1)])
+    }
+
+    fn input(text: &str, marker: u128) -> Vec<u8> {
+        encode_value(&Val::Struct(vec![Val::Str(text.as_bytes().to_vec()), Val::Int(marker)]), &ty(), &[])
+    }
+
+    fn holds(value: &Val) -> bool {
+        matches!(value, Val::Struct(fields) if fields[1] == Val::Int(7))
+    }
+
+    #[test]
+    fn a_candidate_runs_only_when_better_and_never_twice_and_the_best_moves_when_it_is_interesting() {
+        let ty = ty();
+        let mut oracle = Recorder::new(&ty, holds);
+        let (options, mut quiet) = (ReduceOptions::default(), Quiet);
+        let start = input("abc", 7);
+        let mut sh =
+            Shrinker::new(TestCase::new(start.clone(), decode(&ty, &start).1), &mut oracle, &options, &mut quiet);
+        sh.add_pass("test");
+        assert!(!sh.consider(input("abcd", 7)).unwrap(), "longer: not run");
+        assert_eq!((sh.stats.tests, sh.stats.not_better), (1, 1));
+        assert!(!sh.consider(input("ab", 8)).unwrap(), "boring");
+        assert!(!sh.consider(input("ab", 8)).unwrap(), "the same candidate again");
+        assert_eq!((sh.stats.tests, sh.stats.cache_hits), (2, 1));
+        assert!(sh.consider(input("ab", 7)).unwrap());
+        assert_eq!((sh.best().bytes.clone(), sh.generation()), (input("ab", 7), 1));
+    }
+
+    #[test]
+    fn a_candidate_that_is_not_better_is_probed_for_what_it_reads_and_never_kept() {
+        let ty = ty();
+        let mut oracle = Recorder::new(&ty, holds);
+        let (options, mut quiet) = (ReduceOptions::default(), Quiet);
+        let start = input("a", 7);
+        let mut sh =
+            Shrinker::new(TestCase::new(start.clone(), decode(&ty, &start).1), &mut oracle, &options, &mut quiet);
+        sh.add_pass("test");
+        let longer = input("abcdef", 7);
+        let (better, run) = sh.consider_learning(longer.clone()).unwrap();
+        let run = run.expect("a probe's recording");
+        assert!(!better && run.bytes == longer, "interesting, but longer: not kept");
+        assert_eq!(run.draws.len(), 3, "its length, contents and marker");
+        assert_eq!((sh.best().bytes.clone(), sh.stats.tests), (start, 2), "one test, the best as it was");
+        assert!(sh.consider_learning(longer).unwrap().1.is_none(), "run before: nothing new to learn");
+        let (better, run) = sh.consider_learning(input("", 9)).unwrap();
+        assert!(!better && run.is_some_and(|run| run.draws.len() == 3), "boring and better: what it read");
+        assert!(sh.consider_learning(input("", 7)).unwrap().0);
+    }
+}

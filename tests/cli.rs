@@ -30,6 +30,8 @@ mod first_run;
 mod population;
 #[path = "cli/real.rs"]
 mod real;
+#[path = "cli/snapshots.rs"]
+mod snapshots;
 #[path = "cli/typed_population.rs"]
 mod typed_population;
 

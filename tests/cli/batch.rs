@@ -413,3 +413,24 @@ fn with_each_every_crashing_input_gets_a_reproducer_of_its_own() {
     }
     validators::validate_report_json(&out.path().join("report.json"));
 }
+
+/// The batch summary people read, pinned (issue 50): one worker, so the
+/// bugs come in one order; the generated artifacts without the hang; times
+/// redacted. After an intended change: `cargo insta review`.
+#[test]
+fn the_batch_summary_reads_the_same_run_after_run() {
+    let artifacts = triaged().0.without_hang();
+    let out = tempfile::tempdir().unwrap();
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(out.path())
+        .args(["--timeout", "500ms", "--workers", "1", "--exec", &exec_line("triage"), "-o", "reports", "triage"])
+        .arg(artifacts.path())
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(7), "{stderr}");
+    let text = stderr.replace(&artifacts.path().display().to_string(), "[ARTIFACTS]");
+    insta::with_settings!({ filters => vec![(r"\d+(\.\d+)?(ns|µs|ms|s)\b", "[TIME]")] }, {
+        insta::assert_snapshot!("batch_summary", text);
+    });
+}

@@ -1,4 +1,6 @@
 //! Build the harness: prepare the stand-in and the scratch workspace, run `cargo build` with cargo-fuzz's flags, report compile errors as a typed error, check that the patch was taken.
+//!
+//! Over 600 lines with its unit tests (about 335 of code): the tests build real scratch workspaces and belong with the build they check.
 
 use std::ffi::OsStr;
 use std::io::{BufRead, BufReader};

@@ -13,6 +13,8 @@
 //! <scratch>/arbitrary-<version>-real/  the user's `arbitrary`, renamed, which it re-exports
 //! <scratch>/target/                    cargo's target directory
 //! ```
+//!
+//! Over 600 lines with its unit tests (about 430 of code): each manifest rewrite is tested on literal manifests beside it.
 
 use super::files::write_if_changed;
 use std::fs;

@@ -30,6 +30,8 @@
 //! at the terminal does not reach it; [`RunningGroup`] lets the interrupt
 //! handler stop the running child) and is killed when the executor is dropped,
 //! or by the kernel when the thread that started it exits (`PR_SET_PDEATHSIG`).
+//!
+//! Over 600 lines (about 690 of code before its tests): the client's one state machine (start, run, time out, restart, the staying child) reads best whole; its wire, shared memory and handshake are already apart (`wire.rs`, `shm.rs`, `handshake.rs`).
 
 use std::ffi::OsString;
 use std::fs::{File, OpenOptions};

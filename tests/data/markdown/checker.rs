@@ -16,21 +16,89 @@ fn panics_at(doc: &Doc) -> Option<String> {
     result.err().map(|_| LOCATION.lock().unwrap().clone().unwrap_or_default())
 }
 
-fn string_edits(s: &str, out: &mut Vec<(String, String)>, what: &str) {
-    for (i, c) in s.char_indices() {
+/// An edit in words and the value after it.
+type Edit<T> = (String, T);
+
+/// `s` with one character deleted, each way.
+fn string_edits(s: &str, what: &str) -> Vec<Edit<String>> {
+    let deleted = |i: usize| {
         let mut t = s.to_string();
         t.remove(i);
-        out.push((format!("{what}: delete {c:?} at {i}"), t));
-    }
+        t
+    };
+    s.char_indices().map(|(i, c)| (format!("{what}: delete {c:?} at {i}"), deleted(i))).collect()
 }
 
-fn simpler(doc: &Doc) -> Vec<(String, Doc)> {
+/// A list of strings with one element deleted, or one character of one element.
+fn list_edits(items: &[String], what: &str) -> Vec<Edit<Vec<String>>> {
     let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let mut without = items.to_vec();
+        without.remove(i);
+        out.push((format!("delete {what} {i}"), without));
+        for (edit, text) in string_edits(item, &format!("{what} {i}")) {
+            let mut changed = items.to_vec();
+            changed[i] = text;
+            out.push((edit, changed));
+        }
+    }
+    out
+}
+
+/// The block as each earlier variant with empty fields.
+fn earlier_variants(block: &Block) -> Vec<Edit<Block>> {
+    let variant = match block {
+        Block::Paragraph(_) => 0,
+        Block::Heading { .. } => 1,
+        Block::List(_) => 2,
+        Block::Quote(_) => 3,
+        Block::Code { .. } => 4,
+        Block::DefList { .. } => 5,
+    };
+    let earlier = [
+        Block::Paragraph(String::new()),
+        Block::Heading { level: 0, text: String::new() },
+        Block::List(Vec::new()),
+        Block::Quote(String::new()),
+        Block::Code { fence: false, text: String::new() },
+    ];
+    earlier.into_iter().enumerate().take(variant).map(|(v, e)| (format!("to variant {v}"), e)).collect()
+}
+
+/// The block one edit simpler, each way: an earlier variant, or one of its fields simpler.
+fn block_edits(block: &Block) -> Vec<Edit<Block>> {
+    let mut out = earlier_variants(block);
+    match block {
+        Block::Paragraph(s) => out.extend(string_edits(s, "text").into_iter().map(|(e, t)| (e, Block::Paragraph(t)))),
+        Block::Quote(s) => out.extend(string_edits(s, "text").into_iter().map(|(e, t)| (e, Block::Quote(t)))),
+        Block::Heading { level, text } => {
+            let with = |level: u8, text: String| Block::Heading { level, text };
+            out.extend((*level > 0).then(|| ("level one less".into(), with(level - 1, text.clone()))));
+            out.extend(string_edits(text, "text").into_iter().map(|(e, t)| (e, with(*level, t))));
+        }
+        Block::Code { fence, text } => {
+            let with = |fence: bool, text: String| Block::Code { fence, text };
+            out.extend(fence.then(|| ("fence false".into(), with(false, text.clone()))));
+            out.extend(string_edits(text, "text").into_iter().map(|(e, t)| (e, with(*fence, t))));
+        }
+        Block::List(items) => out.extend(list_edits(items, "item").into_iter().map(|(e, l)| (e, Block::List(l)))),
+        Block::DefList { term, defs } => {
+            let with = |term: String, defs: Vec<String>| Block::DefList { term, defs };
+            out.extend(string_edits(term, "term").into_iter().map(|(e, t)| (e, with(t, defs.clone()))));
+            out.extend(list_edits(defs, "def").into_iter().map(|(e, d)| (e, with(term.clone(), d))));
+        }
+    }
+    out
+}
+
+/// The document one edit simpler, each way.
+fn simpler(doc: &Doc) -> Vec<Edit<Doc>> {
     let with = |f: &dyn Fn(&mut Doc)| {
         let mut d = doc.clone();
         f(&mut d);
         d
     };
+    let mut out = Vec::new();
     if doc.options > 0 {
         out.push(("options to 0".into(), with(&|d| d.options = 0)));
         out.push(("options one less".into(), with(&|d| d.options -= 1)));
@@ -38,123 +106,10 @@ fn simpler(doc: &Doc) -> Vec<(String, Doc)> {
     if doc.tight {
         out.push(("tight to false".into(), with(&|d| d.tight = false)));
     }
-    for b in 0..doc.blocks.len() {
-        out.push((
-            format!("delete block {b}"),
-            with(&|d| {
-                d.blocks.remove(b);
-            }),
-        ));
-        let mut strings: Vec<(String, String)> = Vec::new();
-        let block = &doc.blocks[b];
-        let variant = match block {
-            Block::Paragraph(_) => 0,
-            Block::Heading { .. } => 1,
-            Block::List(_) => 2,
-            Block::Quote(_) => 3,
-            Block::Code { .. } => 4,
-            Block::DefList { .. } => 5,
-        };
-        let earlier = [
-            Block::Paragraph(String::new()),
-            Block::Heading { level: 0, text: String::new() },
-            Block::List(Vec::new()),
-            Block::Quote(String::new()),
-            Block::Code { fence: false, text: String::new() },
-        ];
-        for (v, e) in earlier.into_iter().enumerate().take(variant) {
-            out.push((format!("block {b} to variant {v}"), with(&|d| d.blocks[b] = e.clone())));
-        }
-        match block {
-            Block::Paragraph(s) | Block::Quote(s) => string_edits(s, &mut strings, "text"),
-            Block::Heading { level, text } => {
-                string_edits(text, &mut strings, "text");
-                if *level > 0 {
-                    out.push((
-                        format!("block {b} level one less"),
-                        with(&|d| {
-                            if let Block::Heading { level, .. } = &mut d.blocks[b] {
-                                *level -= 1
-                            }
-                        }),
-                    ));
-                }
-            }
-            Block::Code { fence, text } => {
-                string_edits(text, &mut strings, "text");
-                if *fence {
-                    out.push((
-                        format!("block {b} fence false"),
-                        with(&|d| {
-                            if let Block::Code { fence, .. } = &mut d.blocks[b] {
-                                *fence = false
-                            }
-                        }),
-                    ));
-                }
-            }
-            Block::List(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    out.push((
-                        format!("block {b} delete item {i}"),
-                        with(&|d| {
-                            if let Block::List(items) = &mut d.blocks[b] {
-                                items.remove(i);
-                            }
-                        }),
-                    ));
-                    let mut edits = Vec::new();
-                    string_edits(item, &mut edits, &format!("item {i}"));
-                    for (e, t) in edits {
-                        out.push((
-                            format!("block {b} {e}"),
-                            with(&|d| {
-                                if let Block::List(items) = &mut d.blocks[b] {
-                                    items[i] = t.clone()
-                                }
-                            }),
-                        ));
-                    }
-                }
-            }
-            Block::DefList { term, defs } => {
-                string_edits(term, &mut strings, "term");
-                for (i, def) in defs.iter().enumerate() {
-                    out.push((
-                        format!("block {b} delete def {i}"),
-                        with(&|d| {
-                            if let Block::DefList { defs, .. } = &mut d.blocks[b] {
-                                defs.remove(i);
-                            }
-                        }),
-                    ));
-                    let mut edits = Vec::new();
-                    string_edits(def, &mut edits, &format!("def {i}"));
-                    for (e, t) in edits {
-                        out.push((
-                            format!("block {b} {e}"),
-                            with(&|d| {
-                                if let Block::DefList { defs, .. } = &mut d.blocks[b] {
-                                    defs[i] = t.clone()
-                                }
-                            }),
-                        ));
-                    }
-                }
-            }
-        }
-        for (e, t) in strings {
-            out.push((
-                format!("block {b} {e}"),
-                with(&|d| match &mut d.blocks[b] {
-                    Block::Paragraph(s)
-                    | Block::Quote(s)
-                    | Block::Heading { text: s, .. }
-                    | Block::Code { text: s, .. } => *s = t.clone(),
-                    Block::DefList { term, .. } => *term = t.clone(),
-                    Block::List(_) => {}
-                }),
-            ));
+    for (b, block) in doc.blocks.iter().enumerate() {
+        out.push((format!("delete block {b}"), with(&|d| drop(d.blocks.remove(b)))));
+        for (edit, changed) in block_edits(block) {
+            out.push((format!("block {b} {edit}"), with(&|d| d.blocks[b] = changed.clone())));
         }
     }
     out

@@ -63,8 +63,6 @@ pub(crate) struct Shrinker<'a> {
     /// Set while the scheduler predicts the next candidates: they are
     /// collected instead of run.
     dry: Option<DryRun>,
-    /// The hash of the candidate the oracle tested last.
-    last_tested: Option<u64>,
 }
 
 /// The candidates a prediction collected (each one as `run_if` would have run it).
@@ -106,7 +104,6 @@ impl<'a> Shrinker<'a> {
             ahead: VecDeque::new(),
             hinted: false,
             dry: None,
-            last_tested: None,
         }
     }
 
@@ -184,16 +181,17 @@ impl<'a> Shrinker<'a> {
     /// A candidate that is not better is run as a probe, only for what it
     /// records: it never becomes the best.
     pub(crate) fn consider_learning(&mut self, candidate: Vec<u8>) -> Result<(bool, Option<TestCase>), Halt> {
-        let key = hash(&candidate);
-        self.last_tested = None;
-        let copy = candidate.clone();
         if !self.better(&candidate, true) {
             return self.probe(candidate).map(|run| (false, run));
         }
+        let key = hash(&candidate);
+        let seen_before = self.seen.contains(&key);
+        let copy = candidate.clone();
         if self.consider_typed(candidate)? {
             return Ok((true, None));
         }
-        let ran = self.last_tested == Some(key);
+        // A candidate run now is in `seen`; one answered otherwise (cached, remembered, predicted) is not new there.
+        let ran = !seen_before && self.seen.contains(&key);
         Ok((false, ran.then(|| self.oracle.recorded()).flatten().map(|examples| TestCase::new(copy, examples))))
     }
 
@@ -204,13 +202,19 @@ impl<'a> Shrinker<'a> {
         if self.dry.is_some() || !self.seen.insert(key) {
             return Ok(None);
         }
+        self.test(&candidate, key)?.map_err(|e| Halt::Stop(StopReason::OracleFailed(format!("{e:#}"))))?;
+        Ok(self.oracle.recorded().map(|examples| TestCase::new(candidate, examples)))
+    }
+
+    /// Runs `candidate` (hashed `key`) through the oracle, within the budget,
+    /// and counts it: the one place a test is made.
+    fn test(&mut self, candidate: &[u8], key: u64) -> Result<anyhow::Result<Verdict>, Halt> {
         self.check_budget()?;
         self.take_ahead(key);
         let known_before = self.oracle.known_values();
-        let verdict = self.oracle.test(&candidate);
+        let verdict = self.oracle.test(candidate);
         self.count_test(known_before);
-        verdict.map_err(|e| Halt::Stop(StopReason::OracleFailed(format!("{e:#}"))))?;
-        Ok(self.oracle.recorded().map(|examples| TestCase::new(candidate, examples)))
+        Ok(verdict)
     }
 
     /// Whether `candidate` is strictly better than the best so far: shortlex,
@@ -246,12 +250,7 @@ impl<'a> Shrinker<'a> {
             return Ok(false);
         }
         self.seen.insert(key);
-        self.check_budget()?;
-        self.take_ahead(key);
-        let known_before = self.oracle.known_values();
-        let verdict = self.oracle.test(&candidate);
-        self.last_tested = Some(key);
-        self.count_test(known_before);
+        let verdict = self.test(&candidate, key)?;
         if let Ok(verdict) = &verdict {
             let interesting = matches!(verdict, Verdict::Interesting(_));
             self.memo.record(&self.best.bytes, &candidate, key, interesting);

@@ -128,10 +128,9 @@ fn clear_a_bit(sh: &mut Shrinker<'_>, draw: &Draw, value: u64) -> Result<bool, H
     // Nothing was lowered: the draw is where it was in the best.
     let tc = sh.shared();
     for bit in (0..64).rev().filter(|b| value >> b & 1 == 1) {
+        // A value below the draw's own fits its bytes (`Draw::encode` writes them all).
         let encoded = draw.encode(u128::from(value & !(1 << bit)));
-        if encoded.len() == draw.span.len()
-            && sh.consider_typed(replace_ranges(&tc.bytes, &[(draw.span.clone(), &encoded)]))?
-        {
+        if sh.consider_typed(replace_ranges(&tc.bytes, &[(draw.span.clone(), &encoded)]))? {
             return Ok(true);
         }
     }

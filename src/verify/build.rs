@@ -24,31 +24,36 @@ use crate::options::ProjectOptions;
 use crate::project::cargo::command_line;
 use crate::project::{FuzzProject, Sanitizer};
 
-/// What a binary `cargo fuzz build` made was built with, read from its
-/// symbols: `None` when there is no such file.
-fn built_with(binary: &Path) -> Option<Result<Sanitizer, &'static str>> {
+/// The binary at `binary`, mapped to be read; `None` when there is no such file.
+pub(super) fn mapped(binary: &Path) -> Option<memmap2::Mmap> {
     let file = File::open(binary).ok()?;
-    // SAFETY: the map is only read, and only here; a binary rewritten
-    // meanwhile (a concurrent build) gives a wrong answer at worst, which
-    // the build that follows makes right.
-    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-    let has =
-        |needle: &[u8]| map.iter().enumerate().any(|(at, &byte)| byte == needle[0] && map[at..].starts_with(needle));
-    Some(if has(b"__asan_init") {
+    // SAFETY: the map is only read; a binary rewritten meanwhile (a
+    // concurrent build) gives a wrong answer at worst, which the build that
+    // follows makes right.
+    unsafe { memmap2::Mmap::map(&file) }.ok()
+}
+
+/// What a binary `cargo fuzz build` made was built with, read from its symbols.
+fn built_with(binary: &[u8]) -> Result<Sanitizer, &'static str> {
+    let has = |needle: &[u8]| {
+        binary.iter().enumerate().any(|(at, &byte)| byte == needle[0] && binary[at..].starts_with(needle))
+    };
+    if has(b"__asan_init") {
         Ok(Sanitizer::Address)
     } else if has(b"__msan_init") || has(b"__tsan_init") {
         Err("another sanitizer")
     } else {
         Ok(Sanitizer::None)
-    })
+    }
 }
 
-/// The sanitizer to build the cross-check's binary with, and the one of a
-/// binary `cargo fuzz build` made before, if any: that one when the harness
-/// can compare with it, else the harness's own. Another sanitizer would
-/// rebuild every crate and replace the user's binary (decision 0053).
-pub(crate) fn sanitizer_for(binary: &Path, harness: Sanitizer) -> (Sanitizer, Option<Sanitizer>) {
-    match built_with(binary) {
+/// The sanitizer to build the cross-check's binary with, and the one of the
+/// binary `cargo fuzz build` made before (`binary`, mapped), if any: that
+/// one when the harness can compare with it, else the harness's own.
+/// Another sanitizer would rebuild every crate and replace the user's
+/// binary (decision 0053).
+pub(crate) fn sanitizer_for(binary: Option<&[u8]>, harness: Sanitizer) -> (Sanitizer, Option<Sanitizer>) {
+    match binary.map(built_with) {
         Some(Ok(existing)) => (existing, Some(existing)),
         Some(Err(_)) | None => (harness, None),
     }
@@ -92,8 +97,10 @@ impl LibFuzzerBuild {
     ) -> Result<Self, String> {
         let mut target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
         let new_lockfile = Some(project.lockfile()).filter(|lock| !lock.exists());
-        let (sanitizer, existing) = sanitizer_for(&binary, options.flags.sanitizer);
-        let builder = builder_for(&binary, cargo);
+        // Read once for both: the binary can be tens of megabytes.
+        let existing_binary = mapped(&binary);
+        let (sanitizer, existing) = sanitizer_for(existing_binary.as_deref(), options.flags.sanitizer);
+        let builder = builder_for(existing_binary.as_deref(), cargo);
         let mut binary = binary;
         if let (Builder::Apart(_), Some((dir, apart))) = (&builder, apart(&binary)) {
             (target_dir, binary) = (Some(dir), apart);
@@ -378,14 +385,15 @@ mod tests {
     #[test]
     fn the_binary_cargo_fuzz_build_made_decides_the_sanitizer() {
         let dir = tempfile::tempdir().unwrap();
-        let binary = dir.path().join("t");
-        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::None, None), "none there yet");
-        assert_eq!(sanitizer_for(&binary, Sanitizer::Address), (Sanitizer::Address, None));
-        std::fs::write(&binary, b"\x7fELF ... __asan_init ... AddressSanitizer").unwrap();
-        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::Address, Some(Sanitizer::Address)));
-        std::fs::write(&binary, b"\x7fELF ... __sanitizer_cov_8bit_counters_init ... _").unwrap();
-        assert_eq!(sanitizer_for(&binary, Sanitizer::Address), (Sanitizer::None, Some(Sanitizer::None)));
-        std::fs::write(&binary, b"\x7fELF ... __msan_init").unwrap();
-        assert_eq!(sanitizer_for(&binary, Sanitizer::None), (Sanitizer::None, None), "one the harness cannot have");
+        let path = dir.path().join("t");
+        let sanitizer_for = |harness| sanitizer_for(mapped(&path).as_deref(), harness);
+        assert_eq!(sanitizer_for(Sanitizer::None), (Sanitizer::None, None), "none there yet");
+        assert_eq!(sanitizer_for(Sanitizer::Address), (Sanitizer::Address, None));
+        std::fs::write(&path, b"\x7fELF ... __asan_init ... AddressSanitizer").unwrap();
+        assert_eq!(sanitizer_for(Sanitizer::None), (Sanitizer::Address, Some(Sanitizer::Address)));
+        std::fs::write(&path, b"\x7fELF ... __sanitizer_cov_8bit_counters_init ... _").unwrap();
+        assert_eq!(sanitizer_for(Sanitizer::Address), (Sanitizer::None, Some(Sanitizer::None)));
+        std::fs::write(&path, b"\x7fELF ... __msan_init").unwrap();
+        assert_eq!(sanitizer_for(Sanitizer::None), (Sanitizer::None, None), "one the harness cannot have");
     }
 }

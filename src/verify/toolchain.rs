@@ -6,7 +6,6 @@
 //! replaces the user's binary with one they did not build.
 
 use std::ffi::{OsStr, OsString};
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -22,16 +21,6 @@ pub(crate) enum Builder {
     /// The compiler that built the binary there (this version) is not
     /// installed: ours builds into a directory of its own.
     Apart(String),
-}
-
-/// The version a binary's `.comment` names (`1.97.0-nightly (e50aa6fba
-/// 2026-05-19)`); `None` when there is no file or no such line.
-pub(crate) fn built_by(binary: &Path) -> Option<String> {
-    let file = File::open(binary).ok()?;
-    // SAFETY: read only, here only; a binary rewritten meanwhile gives a
-    // wrong answer at worst (a rebuild).
-    let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
-    version_in(&map)
 }
 
 /// The version after the first `rustc version ` in `bytes`, up to its NUL.
@@ -76,9 +65,10 @@ fn rustup_toolchains() -> Vec<(String, String)> {
     names.into_iter().filter_map(|name| version(&name).map(|v| (name, v))).collect()
 }
 
-/// How to build `binary` again for the cross-check, our `cargo` being `cargo`.
-pub(crate) fn builder_for(binary: &Path, cargo: &OsStr) -> Builder {
-    let Some(theirs) = built_by(binary) else { return Builder::Ours };
+/// How to build the binary `cargo fuzz build` made (`binary`, mapped; `None`
+/// when there is none) again for the cross-check, our `cargo` being `cargo`.
+pub(crate) fn builder_for(binary: Option<&[u8]>, cargo: &OsStr) -> Builder {
+    let Some(theirs) = binary.and_then(version_in) else { return Builder::Ours };
     let ours = version_of(Command::new(our_rustc(cargo)));
     if ours.as_deref() == Some(theirs.as_str()) {
         return Builder::Ours;
@@ -122,9 +112,10 @@ mod tests {
     #[test]
     fn a_binary_that_is_not_there_or_says_nothing_is_built_with_our_cargo() {
         let dir = tempfile::tempdir().unwrap();
-        let binary = dir.path().join("t");
-        assert_eq!(builder_for(&binary, OsStr::new("cargo")), Builder::Ours, "not there");
-        std::fs::write(&binary, b"\x7fELF built by something else").unwrap();
-        assert_eq!(builder_for(&binary, OsStr::new("cargo")), Builder::Ours, "no rustc version in it");
+        let path = dir.path().join("t");
+        let builder_for = || builder_for(super::super::build::mapped(&path).as_deref(), OsStr::new("cargo"));
+        assert_eq!(builder_for(), Builder::Ours, "not there");
+        std::fs::write(&path, b"\x7fELF built by something else").unwrap();
+        assert_eq!(builder_for(), Builder::Ours, "no rustc version in it");
     }
 }

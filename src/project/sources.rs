@@ -10,7 +10,7 @@ const MOST_DEPTH: usize = 4;
 /// Each variable name read with `env::var("NAME")` or `env::var_os("NAME")`
 /// in a `.rs` file under `fuzz_dir`, with the first file that reads it
 /// (relative to `fuzz_dir`).
-pub(crate) fn read_by(fuzz_dir: &Path) -> Vec<(String, PathBuf)> {
+fn read_by(fuzz_dir: &Path) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
     sources(fuzz_dir, 0, &mut files);
     files.sort();

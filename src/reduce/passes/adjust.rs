@@ -6,8 +6,8 @@
 //! move keeps the bug. Together they do.
 
 use super::super::choice::Chooser;
-use super::super::draws::DrawKind;
-use super::super::shrinker::{Shrinker, StepResult};
+use super::super::draws::{Draw, DrawKind};
+use super::super::shrinker::{Halt, Shrinker, StepResult};
 use super::super::testcase::replace_ranges;
 use super::delete_examples::spans;
 
@@ -20,22 +20,26 @@ const MAX_COUNTER: u128 = 64;
 /// an example that ends before it and does not contain it, the nearest
 /// first; deletes the example (with the flag byte before it) and lowers the
 /// counter by one. Only where derived values were recorded: a flat list of
-/// numbers has no such references.
+/// numbers has no such references. Each choice is checked as the chooser
+/// reaches it (a list of every counter, made at each step, cost three
+/// quarters of the tool's time on an input of 800 draws and no example,
+/// where no counter has an example before it).
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let counters: Vec<usize> = (0..tc.draws.len())
-        .filter(|&i| matches!(tc.draws[i].kind, DrawKind::Int { .. } | DrawKind::Range))
-        .filter(|&i| tc.draws[i].value(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v)))
-        .collect();
-    let draw = &tc.draws[counters[chooser.choose(counters.len(), |_| true)?]];
+    if tc.examples.is_empty() {
+        return Err(Halt::Dead);
+    }
+    let counter = |i: usize| {
+        let d: &Draw = &tc.draws[i];
+        matches!(d.kind, DrawKind::Int { .. } | DrawKind::Range)
+            && d.value(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v))
+    };
+    let draw = &tc.draws[chooser.choose(tc.draws.len(), counter)?];
     let at = draw.span.start;
-    let before: Vec<usize> = (0..tc.examples.len())
-        .filter(|&i| {
-            let e = &tc.examples[i];
-            !e.front.is_empty() && e.front.end <= at && !e.back.contains(&at)
-        })
-        .collect();
-    let example = before[chooser.choose(before.len(), |_| true)?];
+    let example = chooser.choose(tc.examples.len(), |i| {
+        let e = &tc.examples[i];
+        !e.front.is_empty() && e.front.end <= at && !e.back.contains(&at)
+    })?;
     let value = draw.value(&tc.bytes).expect("chosen for its value");
     let lowered = draw.encode(value - 1);
     let mut edits: Vec<(std::ops::Range<usize>, &[u8])> =

@@ -19,6 +19,7 @@ mod encoding;
 mod ends;
 mod flips;
 mod lengths;
+mod loops;
 mod lower;
 mod prefix;
 mod products;
@@ -109,6 +110,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "lower-equal-bytes", tier: Tier::Lower, guarantee: false, step: lower::equal_bytes },
     PassDef { name: "zero-runs", tier: Tier::Lower, guarantee: false, step: lower::zero_runs },
     PassDef { name: "lower-bytes", tier: Tier::Lower, guarantee: true, step: lower::bytes },
+    PassDef { name: "loop-references", tier: Tier::Lower, guarantee: false, step: loops::step },
     PassDef { name: "sort-siblings", tier: Tier::Lower, guarantee: false, step: sort::step },
     PassDef { name: "lower-draws-late", tier: Tier::Polish, guarantee: false, step: draws::lower_late },
     PassDef { name: "round-tags", tier: Tier::Polish, guarantee: false, step: draws::round_tags },

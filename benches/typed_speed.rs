@@ -14,6 +14,12 @@
 //!   (`reduce::tape::write`), so lengths are one, two or
 //!   four bytes wide by the size.
 //! - **raw**: the `tlv` sample with random bytes appended to the same size.
+//! - **generator**: the `generator` target (`planted::generator`, a module of
+//!   20 functions built by hand through an `Unstructured`: no derive, every
+//!   read a draw and nothing else) on a module of random instructions and
+//!   blocks with its bug (a call past the last function, two blocks deep) in
+//!   the middle function, every byte read: hundreds to tens of thousands of
+//!   draws, as a wasm-smith input has (issue 48).
 //!
 //! Each is minimized once by the real binary in harness mode from the
 //! repository root (`--json`, `--max-time 120`); the figures come from its
@@ -128,6 +134,44 @@ fn raw_input(size: usize) -> Vec<u8> {
     bytes
 }
 
+/// The bytes `planted::generator::module` reads as one instruction of
+/// noise (a call only to a function that exists; blocks of noise).
+fn noise_instruction(rng: &mut fastrand::Rng, depth: u32, out: &mut Vec<u8>) {
+    out.push(1);
+    match rng.u8(..4) {
+        0 => out.extend([&[0][..], &rng.i64(..).to_le_bytes()].concat()),
+        1 => out.push(1),
+        2 => out.extend([&[2][..], &rng.u32(..20).to_le_bytes()].concat()),
+        _ => {
+            out.push(3);
+            if depth < 3 {
+                for _ in 0..rng.usize(..4) {
+                    noise_instruction(rng, depth + 1, out);
+                }
+            }
+            out.push(0);
+        }
+    }
+}
+
+/// A module of 20 functions of about `size` bytes in all, every byte read,
+/// with `block { block { call 20 } }` in the middle function, the bug.
+fn generator_input(size: usize) -> Vec<u8> {
+    let mut rng = fastrand::Rng::with_seed(37);
+    let mut out = vec![20];
+    for f in 0..20 {
+        let end = (size * (f + 1) / 20).max(out.len());
+        if f == 10 {
+            out.extend([1, 3, 1, 3, 1, 2, 20, 0, 0, 0, 0, 0]);
+        }
+        while out.len() < end {
+            noise_instruction(&mut rng, 0, &mut out);
+        }
+        out.push(0);
+    }
+    out
+}
+
 fn minimize(target: &str, input: &[u8]) -> Value {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let crash = dir.path().join("crash");
@@ -164,6 +208,10 @@ fn main() {
     for &kb in &sizes {
         let typed = typed_input(kb * 1024);
         assert!(typed.len().abs_diff(kb * 1024) < kb * 1024 / 20 + 512, "{kb} KB: {} bytes", typed.len());
+        let generated = generator_input(kb * 1024);
+        let module = planted::generator::module(&mut arbitrary::Unstructured::new(&generated)).expect("a module");
+        assert!(planted::generator::calls_past_the_end_nested(&module), "{kb} KB: the generator input has its bug");
+        assert!(generated.len().abs_diff(kb * 1024) < 512, "{kb} KB: {} bytes", generated.len());
     }
     if !benching {
         println!("typed_speed: inputs of {sizes:?} KB checked; run with `cargo bench --bench typed_speed`");
@@ -174,5 +222,6 @@ fn main() {
     for &kb in &sizes {
         println!("{}", row("typed (doc)", kb, &minimize("doc", &typed_input(kb * 1024))));
         println!("{}", row("raw (tlv)", kb, &minimize("tlv", &raw_input(kb * 1024))));
+        println!("{}", row("generator", kb, &minimize("generator", &generator_input(kb * 1024))));
     }
 }

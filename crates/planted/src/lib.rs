@@ -21,6 +21,8 @@ pub mod config;
 pub mod count;
 pub mod deep_tree;
 pub mod doc;
+#[cfg(feature = "arbitrary")]
+pub mod generator;
 pub mod image;
 pub mod indexed;
 pub mod lists;

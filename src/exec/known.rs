@@ -71,8 +71,14 @@ mod tests {
     use super::*;
     use crate::exec::Status;
 
-    const LAYOUT: Layout =
-        Layout { input_capacity: 8, example_capacity: 1, label_capacity: 8, feature_capacity: 0, known_capacity: 8 };
+    const LAYOUT: Layout = Layout {
+        input_capacity: 8,
+        example_capacity: 1,
+        label_capacity: 8,
+        feature_capacity: 0,
+        known_capacity: 8,
+        chain_capacity: 0,
+    };
 
     fn outcome(code: i32) -> Outcome {
         Outcome { value_key: Some(7), ..Outcome::new(Status::Exited(code), Vec::new(), Duration::ZERO) }

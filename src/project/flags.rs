@@ -202,8 +202,15 @@ pub(super) const COVERAGE_FLAGS: [&str; 6] = [
 /// `Vec::extend_from_within`'s bad ranges) were sunk into one call whose
 /// return address reads line 0, and two bugs were one (decision 0092). Not
 /// in a coverage build, whose edges are `cargo fuzz build`'s.
-pub(super) const CALL_SITE_FLAGS: [&str; 2] =
-    ["-Cllvm-args=-simplifycfg-sink-common=false", "-Cllvm-args=-enable-tail-merge=false"];
+///
+/// With them, frame pointers: the runtime walks them at every draw for the
+/// frames it was drawn under (`crates/runtime/src/calls.rs`), where a value
+/// built by hand begins and ends.
+pub(super) const CALL_SITE_FLAGS: [&str; 3] = [
+    "-Cllvm-args=-simplifycfg-sink-common=false",
+    "-Cllvm-args=-enable-tail-merge=false",
+    "-Cforce-frame-pointers=yes",
+];
 
 /// The stack-depth flag, where the runtime supports it.
 const STACK_DEPTH_FLAG: Option<&str> = if cfg!(all(target_arch = "x86_64", target_os = "linux")) {

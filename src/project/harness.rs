@@ -356,7 +356,7 @@ mod tests {
         };
         let with = |flags: BuildFlags| BuildOptions { flags, ..BuildOptions::default() };
         let default = rustflags(&project, &BuildOptions::default());
-        let [sink, tail] = CALL_SITE_FLAGS;
+        let [sink, tail, frames] = CALL_SITE_FLAGS;
         assert_eq!(
             default,
             [
@@ -366,6 +366,7 @@ mod tests {
                 "-Ccodegen-units=1",
                 sink,
                 tail,
+                frames,
                 "--remap-path-prefix=/p/fuzz/="
             ]
         );
@@ -592,14 +593,26 @@ mod tests {
         let known = ["planted::scene::Scene", "planted::scene::Layer", "planted::scene::Blend", "planted::scene::Op"];
         let draws = examples.iter().filter(|e| e.label.starts_with("draw:")).count();
         assert!(draws > examples.len() / 2, "every primitive read is a draw: {draws} of {}", examples.len());
-        for (i, example) in examples.iter().enumerate() {
+        for example in &examples {
             let draw = example.label.starts_with("draw:");
             assert!(draw || known.contains(&&*example.label), "{example:?}");
-            assert!(example.front.end <= input.len() && example.back.end <= input.len(), "{example:?}");
-            if i == 0 {
+        }
+        assert_nested(&examples, input.len());
+        for label in ["planted::scene::Layer", "planted::scene::Blend", "planted::scene::Op"] {
+            assert!(examples.iter().any(|e| &*e.label == label), "no {label}");
+        }
+        assert!(examples.iter().any(|e| e.depth >= 3), "ops nest inside groups inside layers");
+        assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
+    }
+
+    /// Each example inside the input, and inside its parent: the nearest
+    /// earlier example one level up (preorder).
+    fn assert_nested(examples: &[crate::reduce::Example], len: usize) {
+        for (i, example) in examples.iter().enumerate() {
+            assert!(example.front.end <= len && example.back.end <= len, "{example:?}");
+            if example.depth == 0 {
                 continue;
             }
-            // Preorder: the parent is the nearest earlier example one level up.
             let parent = examples[..i].iter().rev().find(|p| p.depth + 1 == example.depth);
             let parent = parent.unwrap_or_else(|| panic!("no parent for {example:?}"));
             let inside = |child: &std::ops::Range<usize>, parent: &std::ops::Range<usize>| {
@@ -608,11 +621,38 @@ mod tests {
             assert!(inside(&example.front, &parent.front), "{example:?} not inside {parent:?}");
             assert!(inside(&example.back, &parent.back), "{example:?} not inside {parent:?}");
         }
-        for label in ["planted::scene::Layer", "planted::scene::Blend", "planted::scene::Op"] {
-            assert!(examples.iter().any(|e| &*e.label == label), "no {label}");
-        }
-        assert!(examples.iter().any(|e| e.depth >= 3), "ops nest inside groups inside layers");
-        assert_eq!(snapshot(&fuzz), before, "the fuzz directory changed");
+    }
+
+    /// The hand-built `generator` target (no derive: draws alone): the
+    /// frames each draw was drawn under become spans (`exec::forkserver::calls`),
+    /// each turn of a body's loop one, a block's turns inside its own.
+    #[test]
+    fn the_generator_harness_records_the_frames_of_a_module_built_by_hand_as_nested_spans() {
+        use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
+        use crate::exec::Executor;
+
+        let project = FuzzProject::locate(None, &repo()).unwrap();
+        let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
+        let harness = build_harness(&project, "generator", &options).unwrap_or_else(|e| panic!("{e}"));
+        let crash = fs::read_dir(repo().join("corpus-samples/generator"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
+            .unwrap();
+        let input = fs::read(&crash).unwrap();
+        let config = ForkServerConfig::new(&harness.binary, Duration::from_secs(10));
+        let mut executor = ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
+        executor.run(&input).unwrap();
+        let examples = executor.examples();
+        let spans: Vec<_> = examples.iter().filter(|e| e.label.starts_with("call:")).collect();
+        let draws = examples.iter().filter(|e| e.label.starts_with("draw:")).count();
+        eprintln!("{draws} draws, {} spans; the first: {:?}", spans.len(), &spans[..spans.len().min(4)]);
+        assert_eq!(draws + spans.len(), examples.len(), "draws and spans, no derived value");
+        assert_nested(&examples, input.len());
+        // Every turn of a body is a span: about one per instruction (a flag and a tag at least).
+        assert!(spans.len() * 4 > draws, "{} spans for {draws} draws", spans.len());
+        assert!(spans.iter().all(|s| s.front.len() >= 2), "two draws or more");
+        assert!(spans.iter().any(|s| s.depth >= 1), "blocks' turns inside their own turn");
     }
 
     /// The look-alike key on the real `scene` harness: a candidate whose

@@ -108,8 +108,14 @@ impl Layout {
 mod tests {
     use super::*;
 
-    const LAYOUT: Layout =
-        Layout { input_capacity: 16, example_capacity: 1, label_capacity: 8, feature_capacity: 0, known_capacity: 4 };
+    const LAYOUT: Layout = Layout {
+        input_capacity: 16,
+        example_capacity: 1,
+        label_capacity: 8,
+        feature_capacity: 0,
+        known_capacity: 4,
+        chain_capacity: 0,
+    };
 
     fn shm() -> Vec<u8> {
         let mut shm = vec![0; LAYOUT.total_len()];

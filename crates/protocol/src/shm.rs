@@ -6,7 +6,7 @@
 //! header   0   magic "cmc-shm\0" (8)   8 version   12 input capacity   16 example capacity
 //!          20  label capacity (bytes)  24 input length   28 feature capacity (entries; 0 = no coverage)
 //!          32  known-value capacity (entries, a power of two; 0 = none)   36 known values on (0 or 1)
-//!          40..64 reserved
+//!          40  call-chain capacity (u32 words; 0 = none)   44..64 reserved
 //! result   64  kind   68 line   72 column   76 message length   80 file length   84 flags
 //!          88  example count   92 examples dropped   96 label bytes used   100 label count
 //!          104 frame count   108 signal   112 feature count   116 counters   120 max stack offset (u64)
@@ -18,6 +18,8 @@
 //! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
 //! features then (rounded up to 8) feature capacity x 4 bytes: the run's features, ascending
 //! known    then (rounded up to 8) known-value capacity x 8 bytes: value keys (u64, 0 = empty slot)
+//! chains   then call-chain capacity x 4 bytes: words used, then per draw its
+//!          example index, its frame count n, and n pairs (instance, site)
 //! input    then (rounded up to 8) input capacity bytes
 //! ```
 //!
@@ -44,6 +46,12 @@
 //!
 //! The value key and the known values are the value cache of typed targets
 //! (see [`super::known`]).
+//!
+//! The call chains (when the header's chain capacity is not 0) say, for each
+//! draw, the frames it was drawn under, the outermost first: for each frame
+//! a hash of the frame's instance (its address and where it returns to) and
+//! one of its call site alone ([`Layout::push_chain`]). The client reads
+//! spans of values built by hand from them.
 //!
 //! Over 600 lines with its unit tests (about 600 of code): the layout's every region and its accessors are one contract between two processes, kept in one file.
 
@@ -81,6 +89,7 @@ const H_INPUT_LEN: usize = 24;
 const H_FEATURE_CAPACITY: usize = 28;
 pub(crate) const H_KNOWN_CAPACITY: usize = 32;
 pub(crate) const H_KNOWN_ON: usize = 36;
+const H_CHAIN_CAPACITY: usize = 40;
 
 const R_KIND: usize = RESULT_OFFSET;
 const R_LINE: usize = RESULT_OFFSET + 4;
@@ -251,7 +260,13 @@ pub struct ChildResult {
     /// The hash of the decoded value's `Debug` rendering, when the child
     /// looked values up (see [`super::known`]).
     pub alike_key: Option<u64>,
+    /// Each draw's call chain, when the layout has room for them.
+    pub chains: Vec<CallChain>,
 }
+
+/// A draw's call chain: its example index and its frames' (instance, site)
+/// hashes, the outermost first.
+pub type CallChain = (u32, Vec<(u32, u32)>);
 
 /// The sizes of the variable areas, from which every offset follows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,6 +281,8 @@ pub struct Layout {
     pub feature_capacity: u32,
     /// How many known value keys fit (a power of two, or 0: no value cache).
     pub known_capacity: u32,
+    /// How many `u32` words the call chains have (0: the child records none).
+    pub chain_capacity: u32,
 }
 
 impl Layout {
@@ -289,9 +306,14 @@ impl Layout {
         (self.features_offset() + 4 * self.feature_capacity as usize).next_multiple_of(8)
     }
 
+    /// Where the call chains start (8-aligned).
+    pub fn chains_offset(&self) -> usize {
+        self.known_offset() + 8 * self.known_capacity as usize
+    }
+
     /// Where the input starts (8-aligned).
     pub fn input_offset(&self) -> usize {
-        self.known_offset() + 8 * self.known_capacity as usize
+        (self.chains_offset() + 4 * self.chain_capacity as usize).next_multiple_of(8)
     }
 
     /// The size the shared-memory file must have.
@@ -314,6 +336,7 @@ impl Layout {
         put_u32(shm, H_LABEL_CAPACITY, self.label_capacity);
         put_u32(shm, H_FEATURE_CAPACITY, self.feature_capacity);
         put_u32(shm, H_KNOWN_CAPACITY, self.known_capacity);
+        put_u32(shm, H_CHAIN_CAPACITY, self.chain_capacity);
         self.clear_result(shm);
     }
 
@@ -334,6 +357,7 @@ impl Layout {
             label_capacity: get_u32(shm, H_LABEL_CAPACITY),
             feature_capacity: get_u32(shm, H_FEATURE_CAPACITY),
             known_capacity: get_u32(shm, H_KNOWN_CAPACITY),
+            chain_capacity: get_u32(shm, H_CHAIN_CAPACITY),
         };
         if !layout.known_capacity.is_power_of_two() && layout.known_capacity != 0 {
             let value = layout.known_capacity.into();
@@ -373,6 +397,53 @@ impl Layout {
     /// Resets the result to [`ResultKind::NotStarted`] with no panic, examples, labels, frames or coverage.
     pub fn clear_result(&self, shm: &mut [u8]) {
         shm[RESULT_OFFSET..R_MESSAGE].fill(0);
+        if self.chain_capacity > 0 {
+            put_u32(shm, self.chains_offset(), 0);
+        }
+    }
+
+    /// Appends the call chain of the draw recorded as example `index`:
+    /// `frames` are (instance, site) hashes, the outermost first. `false`
+    /// when it does not fit (the child then records no more of them).
+    pub fn push_chain(&self, shm: &mut [u8], index: u32, frames: &[(u32, u32)]) -> bool {
+        let Some(room) = (self.chain_capacity as usize).checked_sub(1) else { return false };
+        let used = get_u32(shm, self.chains_offset()) as usize;
+        let words = 2 + 2 * frames.len();
+        if used > room || words > room - used {
+            return false;
+        }
+        let mut at = self.chains_offset() + 4 * (1 + used);
+        let mut put = |word: u32| {
+            put_u32(shm, at, word);
+            at += 4;
+        };
+        put(index);
+        put(frames.len() as u32);
+        frames.iter().for_each(|&(instance, site)| {
+            put(instance);
+            put(site);
+        });
+        put_u32(shm, self.chains_offset(), (used + words) as u32);
+        true
+    }
+
+    /// The call chains the child recorded: (example index, frames), in
+    /// recording order; those that did not fit are missing.
+    fn read_chains(&self, shm: &[u8]) -> Result<Vec<CallChain>, DecodeError> {
+        let Some(room) = (self.chain_capacity as usize).checked_sub(1) else { return Ok(Vec::new()) };
+        let used = (get_u32(shm, self.chains_offset()) as usize).min(room);
+        let words: Vec<u32> = (0..used).map(|i| get_u32(shm, self.chains_offset() + 4 * (1 + i))).collect();
+        let mut chains = Vec::new();
+        let mut rest = &words[..];
+        while let [index, n, tail @ ..] = rest {
+            let n = *n as usize;
+            let Some(pairs) = tail.get(..2 * n) else {
+                return Err(DecodeError::Malformed { what: "call chain", detail: format!("{n} frames past the end") });
+            };
+            chains.push((*index, pairs.chunks_exact(2).map(|p| (p[0], p[1])).collect()));
+            rest = &tail[2 * n..];
+        }
+        Ok(chains)
     }
 
     /// Records how far the child got.
@@ -592,7 +663,19 @@ impl Layout {
         let flags = get_u32(shm, R_FLAGS);
         let value_key = (flags & FLAG_VALUE_KEY != 0).then(|| get_u64(R_VALUE_KEY));
         let alike_key = (flags & FLAG_ALIKE_KEY != 0).then(|| get_u64(R_ALIKE_KEY));
-        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage, value_key, alike_key })
+        let chains = self.read_chains(shm)?;
+        Ok(ChildResult {
+            kind,
+            panic,
+            examples,
+            examples_dropped,
+            labels,
+            frames,
+            coverage,
+            value_key,
+            alike_key,
+            chains,
+        })
     }
 }
 
@@ -600,8 +683,14 @@ impl Layout {
 mod tests {
     use super::*;
 
-    const SMALL: Layout =
-        Layout { input_capacity: 100, example_capacity: 2, label_capacity: 16, feature_capacity: 3, known_capacity: 4 };
+    const SMALL: Layout = Layout {
+        input_capacity: 100,
+        example_capacity: 2,
+        label_capacity: 16,
+        feature_capacity: 3,
+        known_capacity: 4,
+        chain_capacity: 0,
+    };
 
     fn shm(layout: &Layout) -> Vec<u8> {
         let mut shm = vec![0xAA; layout.total_len()];
@@ -626,10 +715,28 @@ mod tests {
         let none = Layout { feature_capacity: 0, known_capacity: 0, ..SMALL };
         assert_eq!(none.input_offset(), 5600, "no coverage and no known values, no room");
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x06\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x07\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
         assert_eq!(&shm[28..36], &[3, 0, 0, 0, 4, 0, 0, 0]);
         assert_eq!((R_FEATURE_COUNT, R_COUNTERS, R_STACK_OFFSET), (112, 116, 120));
+        let chains = Layout { chain_capacity: 5, ..SMALL };
+        assert_eq!(chains.chains_offset(), 5648, "after the known keys");
+        assert_eq!(chains.input_offset(), 5648 + 24, "5 words, rounded up to 8");
+    }
+
+    #[test]
+    fn call_chains_come_back_in_order_until_one_does_not_fit() {
+        let layout = Layout { chain_capacity: 12, ..SMALL };
+        let mut shm = shm(&layout);
+        assert!(layout.push_chain(&mut shm, 3, &[(1, 2), (3, 4)]));
+        assert!(layout.push_chain(&mut shm, 5, &[]));
+        assert!(!layout.push_chain(&mut shm, 6, &[(5, 6), (7, 8)]), "6 words in the 3 left");
+        let result = layout.read_result(&shm).unwrap();
+        assert_eq!(result.chains, [(3, vec![(1, 2), (3, 4)]), (5, vec![])]);
+        layout.clear_result(&mut shm);
+        assert!(layout.read_result(&shm).unwrap().chains.is_empty());
+        assert!(layout.push_chain(&mut shm, 0, &[(9, 9)]));
+        assert!(!SMALL.push_chain(&mut self::shm(&SMALL), 0, &[]), "no area, no chains");
     }
 
     #[test]
@@ -647,8 +754,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 7;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 7, expected: 6 }));
+        newer[H_VERSION] = 8;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 8, expected: 7 }));
     }
 
     #[test]

@@ -73,6 +73,7 @@ fn run_once(shm: SharedMemory, test_one: crate::TestOne) {
         }
     };
     crate::examples::start(shm, &input);
+    crate::calls::set_limit();
     shm.set_kind(ResultKind::Running);
     // Coverage: only the target's own run counts, so nothing that depends on
     // the input runs between reset and the target, or between its return and the copy.

@@ -50,6 +50,8 @@ pub(crate) struct Recorder {
     /// The end of the unread data at the last cursor seen: where an exhausted
     /// or consumed cursor is taken to be.
     last_back: u32,
+    /// Whether call chains are still recorded (the layout has room for them).
+    chains: bool,
     /// Fixed hash keys, not `RandomState`'s: each child would draw its own,
     /// and the lookups' instrumented probing (a coverage harness) would give
     /// the same input different features in different children.
@@ -84,6 +86,7 @@ pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
         last_back: u32::try_from(len).unwrap_or(u32::MAX),
         labels: HashMap::default(),
         key: ValueKey::new(len),
+        chains: true,
     });
 }
 
@@ -113,8 +116,9 @@ pub extern "C" fn draw(
     after_remaining: usize,
     label: &'static str,
 ) {
+    let from = crate::calls::frame_address();
     if let Some(recorder) = lock().as_mut() {
-        recorder.draw((front, remaining), (after_front, after_remaining), label);
+        recorder.draw((front, remaining), (after_front, after_remaining), label, from);
     }
 }
 
@@ -129,12 +133,13 @@ pub extern "C" fn draw(
 /// goes into the value key.
 #[allow(improper_ctypes_definitions)]
 pub extern "C" fn draw_fill(data: &[u8], width: usize) {
+    let from = crate::calls::frame_address();
     let label = cmc_protocol::layout::fill_label(width);
     let (front, remaining) = (data.as_ptr(), data.len());
     let taken = width.min(remaining);
     if let Some(recorder) = lock().as_mut() {
         recorder.key.add_filled(&data[..taken], width);
-        recorder.draw((front, remaining), (front.wrapping_add(taken), remaining - taken), label);
+        recorder.draw((front, remaining), (front.wrapping_add(taken), remaining - taken), label, from);
     }
 }
 
@@ -161,10 +166,16 @@ fn lock() -> MutexGuard<'static, Option<Recorder>> {
 }
 
 impl Recorder {
-    /// [`draw`] with the recorder held: a leaf, entered and exited at once.
-    fn draw(&mut self, before: (*const u8, usize), after: (*const u8, usize), label: &'static str) {
+    /// [`draw`] with the recorder held: a leaf, entered and exited at once;
+    /// then its call chain above the frame at `from` (the entry point's).
+    fn draw(&mut self, before: (*const u8, usize), after: (*const u8, usize), label: &'static str, from: usize) {
         let token = self.enter(before.0, before.1, label);
         self.exit(token, Some(after));
+        if let Some(index) = token.index.filter(|_| self.chains) {
+            let mut frames = [(0, 0); crate::calls::MAX_FRAMES];
+            let n = crate::calls::chain(from, &mut frames);
+            self.chains = self.shm.with(|shm, layout| layout.push_chain(shm, index, &frames[..n]));
+        }
     }
 
     /// [`enter`] with the recorder held.
@@ -241,6 +252,7 @@ mod tests {
             label_capacity: 256,
             feature_capacity: 0,
             known_capacity: 0,
+            chain_capacity: 0,
         };
         let path = std::env::temp_dir().join(format!("cmc-runtime-examples-{}", std::process::id()));
         let mut file = vec![0u8; layout.total_len()];

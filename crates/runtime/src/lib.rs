@@ -46,6 +46,7 @@
 
 #![deny(missing_docs)]
 
+mod calls;
 mod child;
 mod coverage;
 pub mod examples;

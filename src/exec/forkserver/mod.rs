@@ -51,6 +51,7 @@ use nix::libc;
 use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
+mod calls;
 mod handshake;
 mod shm;
 mod wire;
@@ -79,6 +80,9 @@ pub const DEFAULT_INPUT_CAPACITY: u32 = 16 << 20;
 pub const EXAMPLE_CAPACITY: u32 = 1 << 16;
 /// How many bytes of label names a child can record.
 pub const LABEL_CAPACITY: u32 = 1 << 16;
+/// How many `u32` words of call chains a child can record (4 MiB, sparse
+/// until used: tens of thousands of draws at a depth of 30 frames).
+pub const CHAIN_CAPACITY: u32 = 1 << 20;
 /// How long the server has to report a child it was told to kill.
 const STATUS_GRACE: Duration = Duration::from_secs(2);
 /// A staying child is ended after this many runs (and a fresh one forked):

@@ -25,6 +25,7 @@ impl SharedMemory {
             label_capacity: LABEL_CAPACITY,
             feature_capacity: config.feature_capacity,
             known_capacity: if config.feature_capacity > 0 { 0 } else { config.known_capacity },
+            chain_capacity: if config.feature_capacity > 0 { 0 } else { super::CHAIN_CAPACITY },
         };
         let file = OpenOptions::new()
             .read(true)

@@ -74,7 +74,9 @@ pub(super) fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
 }
 
 /// The child's example records as the reducer's examples: labels shared per
-/// id, open and out-of-bounds records dropped.
+/// id, open and out-of-bounds records dropped. Where the records are draws
+/// alone (a value built by hand) and every draw has its call chain, with
+/// the spans those chains give among them (`super::calls`).
 pub(super) fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Example> {
     let labels: Vec<crate::reduce::Label> = result.labels.iter().map(|l| l.as_str().into()).collect();
     let unknown: crate::reduce::Label = "?".into();
@@ -82,15 +84,26 @@ pub(super) fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::
         let (start, end) = (start as usize, end as usize);
         (start <= end && end <= input_len).then_some(start..end)
     };
-    result
+    let (indices, examples): (Vec<u32>, Vec<crate::reduce::Example>) = result
         .examples
         .iter()
-        .filter(|record| record.front.1 != crate::protocol::OPEN_END)
-        .filter_map(|record| {
+        .enumerate()
+        .filter(|(_, record)| record.front.1 != crate::protocol::OPEN_END)
+        .filter_map(|(i, record)| {
             let label = labels.get(record.label as usize).unwrap_or(&unknown).clone();
-            Some(crate::reduce::Example::new(span(record.front)?, span(record.back)?, label, record.depth))
+            Some((i as u32, crate::reduce::Example::new(span(record.front)?, span(record.back)?, label, record.depth)))
         })
-        .collect()
+        .unzip();
+    let draws_alone = examples.iter().all(|e| e.label.starts_with(crate::reduce::draws::DRAW_LABEL));
+    if result.chains.is_empty() || !draws_alone {
+        return examples;
+    }
+    let by_index: std::collections::HashMap<u32, &[(u32, u32)]> =
+        result.chains.iter().map(|(i, frames)| (*i, frames.as_slice())).collect();
+    match indices.iter().map(|i| by_index.get(i).copied()).collect::<Option<Vec<_>>>() {
+        Some(chains) => super::calls::with_spans(examples, &chains),
+        None => examples,
+    }
 }
 
 /// What waiting for a child's `Finished` came to.

@@ -60,7 +60,7 @@ pub const RUNTIME: EmbeddedCrate = EmbeddedCrate {
     dir: "runtime",
     manifest: include_str!("../../../embedded/runtime/manifest.toml"),
     files: sources!(
-        "runtime": "lib.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs",
+        "runtime": "lib.rs", "calls.rs", "child.rs", "coverage.rs", "examples.rs", "replay.rs", "server.rs", "shared.rs", "signals.rs",
         "values.rs"
     ),
 };

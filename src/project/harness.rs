@@ -491,6 +491,25 @@ mod tests {
         PathBuf::from(env!("CARGO_MANIFEST_DIR"))
     }
 
+    /// The crash file of `corpus-samples/<name>`.
+    fn sample_crash(name: &str) -> PathBuf {
+        fs::read_dir(repo().join("corpus-samples").join(name))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
+            .unwrap()
+    }
+
+    /// A fork server on `binary` that has run `input` once.
+    fn run_once(binary: &Path, input: &[u8]) -> crate::exec::forkserver::ForkServerExecutor {
+        use crate::exec::Executor;
+        let config = crate::exec::forkserver::ForkServerConfig::new(binary, Duration::from_secs(10));
+        let mut executor =
+            crate::exec::forkserver::ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
+        executor.run(input).unwrap();
+        executor
+    }
+
     /// Every file under `dir` (but cargo's and the fuzzer's output directories) with its hash and mtime.
     fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (String, std::time::SystemTime)> {
         let mut files = BTreeMap::new();
@@ -528,11 +547,7 @@ mod tests {
         assert!(harness.binary.is_file());
         assert_eq!(harness.libfuzzer_sys, "0.4.13");
 
-        let crash = fs::read_dir(repo().join("corpus-samples/tlv"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
-            .unwrap();
+        let crash = sample_crash("tlv");
         let output = Command::new(&harness.binary).arg(&crash).env_remove("RUST_BACKTRACE").output().unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(!output.status.success(), "the crash must crash the harness; stderr:\n{stderr}");
@@ -552,7 +567,6 @@ mod tests {
     /// in-process until one panicked) as a properly nested example.
     #[test]
     fn the_typed_scene_harness_records_derived_values_as_nested_examples() {
-        use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
         use crate::exec::Executor;
         use crate::protocol::ResultKind;
 
@@ -565,15 +579,9 @@ mod tests {
         let lock = fs::read_to_string(harness.scratch_dir.join("harness/Cargo.lock")).unwrap();
         assert!(lock.contains("name = \"arbitrary\"\nversion = \"1.5.0-real\""), "{lock}");
 
-        let crash = fs::read_dir(repo().join("corpus-samples/scene"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
-            .unwrap();
+        let crash = sample_crash("scene");
         let input = fs::read(&crash).unwrap();
-        let config = ForkServerConfig::new(&harness.binary, Duration::from_secs(10));
-        let mut executor = ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
-        executor.run(&input).unwrap();
+        let executor = run_once(&harness.binary, &input);
         let result = executor.last_result().expect("the child's result");
         assert_eq!(result.kind, ResultKind::Panicked);
         assert!(result.panic.as_ref().unwrap().file.ends_with("crates/planted/src/scene.rs"), "{result:?}");
@@ -628,21 +636,14 @@ mod tests {
     /// each turn of a body's loop one, a block's turns inside its own.
     #[test]
     fn the_generator_harness_records_the_frames_of_a_module_built_by_hand_as_nested_spans() {
-        use crate::exec::forkserver::{ForkServerConfig, ForkServerExecutor};
         use crate::exec::Executor;
 
         let project = FuzzProject::locate(None, &repo()).unwrap();
         let options = BuildOptions { scratch_dir: Some(shared_scratch("planted-fuzz")), ..BuildOptions::default() };
         let harness = build_harness(&project, "generator", &options).unwrap_or_else(|e| panic!("{e}"));
-        let crash = fs::read_dir(repo().join("corpus-samples/generator"))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("crash-"))
-            .unwrap();
+        let crash = sample_crash("generator");
         let input = fs::read(&crash).unwrap();
-        let config = ForkServerConfig::new(&harness.binary, Duration::from_secs(10));
-        let mut executor = ForkServerExecutor::start(config).unwrap_or_else(|e| panic!("{e:#}"));
-        executor.run(&input).unwrap();
+        let executor = run_once(&harness.binary, &input);
         let examples = executor.examples();
         let spans: Vec<_> = examples.iter().filter(|e| e.label.starts_with("call:")).collect();
         let draws = examples.iter().filter(|e| e.label.starts_with("draw:")).count();

@@ -31,7 +31,9 @@ use std::time::Duration;
 
 pub use oracle::{Fallible, Oracle, Verdict};
 pub use stats::{Observer, PassStats, Progress, Quiet, Speculation, Stats, StopReason};
-pub use testcase::{better, delete_range, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase};
+pub use testcase::{
+    better, delete_range, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase, CALL_LABEL,
+};
 
 /// In which order a pass explores its choices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

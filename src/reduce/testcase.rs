@@ -6,6 +6,10 @@ use std::sync::Arc;
 
 use super::draws::{draws_of, Draw, DrawKind, DRAW_LABEL};
 
+/// The label prefix of a span read from the draws' call chains
+/// (`exec::forkserver::calls`): a value built by hand, not a derived one.
+pub const CALL_LABEL: &str = "call:";
+
 /// The name of the type an example was built as (for `arbitrary`, `std::any::type_name`).
 pub type Label = Arc<str>;
 
@@ -132,10 +136,17 @@ impl TestCase {
     }
 
     /// Whether draws alone describe it: primitive reads recorded, no derived
-    /// value (a `Vec<u64>`). Byte-format guesses (length fields, chunks)
-    /// have nothing to find there that the draw passes miss.
+    /// value (a `Vec<u64>`; the spans of a value built by hand, `call:`
+    /// examples, are not derived values). Byte-format guesses (length
+    /// fields, chunks) have nothing to find there that the draw passes miss.
     pub fn draws_only(&self) -> bool {
-        self.examples.is_empty() && !self.draws.is_empty()
+        !self.derived() && !self.draws.is_empty()
+    }
+
+    /// Whether a derived value was recorded: an example other than the
+    /// spans the call chains give (decision 0099).
+    pub fn derived(&self) -> bool {
+        self.examples.iter().any(|e| !e.label.starts_with(CALL_LABEL))
     }
 
     /// Whether nothing typed was recorded, no example and no draw: raw
@@ -299,6 +310,18 @@ mod tests {
 
     fn ex(front: Range<usize>, back: Range<usize>, depth: u32) -> Example {
         Example::new(front, back, "T", depth)
+    }
+
+    #[test]
+    fn spans_of_a_value_built_by_hand_leave_an_input_to_the_draw_passes() {
+        let draw = |i: usize| Example::new(i..i + 1, 4..4, "draw:le:1", 1);
+        let span = Example::new(0..2, 4..4, "call:0000abcd", 0);
+        let by_hand = TestCase::new(vec![1, 2, 3, 4], vec![span.clone(), draw(0), draw(1), draw(2)]);
+        assert!(by_hand.draws_only() && !by_hand.derived(), "spans are no derived value");
+        assert_eq!(by_hand.examples.len(), 1, "but examples for the example passes");
+        let derived = Example::new(0..2, 4..4, "demo::Op", 0);
+        let typed = TestCase::new(vec![1, 2, 3, 4], vec![derived, draw(0), draw(1), draw(2)]);
+        assert!(typed.derived() && !typed.draws_only());
     }
 
     #[test]

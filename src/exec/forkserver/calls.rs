@@ -118,7 +118,7 @@ fn span_example(draws: &[Example], site: u32, depth: u32) -> Example {
     };
     let front = cover(draws.iter().map(|d| &d.front).filter(|r| !r.is_empty()).collect(), draws[0].front.start);
     let back = cover(draws.iter().map(|d| &d.back).filter(|r| !r.is_empty()).collect(), draws[0].back.start);
-    Example::new(front, back, format!("call:{site:08x}"), depth)
+    Example::new(front, back, format!("{}{site:08x}", crate::reduce::CALL_LABEL), depth)
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ use super::{grow, lower_candidate};
 /// examples, which `delete-examples` deletes already (decision 0022).
 pub(crate) fn delete_periods(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let structured = !tc.examples.is_empty();
+    let structured = tc.derived();
     let front = |d: &Draw| !d.span.is_empty() && d.span.end <= tc.len();
     // The chooser goes from its last index down: the first draws come first,
     // so a run of elements is deleted from its start, k at a time.
@@ -95,7 +95,7 @@ pub(super) fn next_same(draws: &[Draw], i: usize, k: usize) -> Option<usize> {
 /// it cost tests and trapped results, so there [`lower_late`] polishes
 /// instead (decision 0022).
 pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let derived = !sh.best().examples.is_empty();
+    let derived = sh.best().derived();
     if let (draw, value, true) = lower_draw(sh, chooser, |_, _| !derived, true)? {
         spread(sh, &draw, value)?;
     }
@@ -108,7 +108,7 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
 /// a `u32` of 2^24 or more, how an enum's variant tag reads once its bytes
 /// are lowered: its smallest value reads no better (decision 0017).
 pub(crate) fn lower_late(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
-    let derived = !sh.best().examples.is_empty();
+    let derived = sh.best().derived();
     let wanted = |draw: &Draw, value| derived && !(draw.kind == DrawKind::Int { width: 4 } && value >= 1 << 24);
     let (draw, value, lowered) = lower_draw(sh, chooser, wanted, false)?;
     if !lowered {

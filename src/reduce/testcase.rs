@@ -86,6 +86,8 @@ pub struct TestCase {
     groups: Vec<Vec<usize>>,
     /// For each example, its group and its position there.
     place: Vec<(usize, usize)>,
+    /// Whether an example other than a call span was recorded ([`TestCase::derived`]).
+    derived: bool,
 }
 
 impl TestCase {
@@ -127,7 +129,8 @@ impl TestCase {
             groups.remove(0);
             place.iter_mut().for_each(|(g, _)| *g -= 1);
         }
-        TestCase { bytes, examples, draws, text, draw_ranges, parents, groups, place }
+        let derived = examples.iter().any(|e| !e.label.starts_with(CALL_LABEL));
+        TestCase { bytes, examples, draws, text, draw_ranges, parents, groups, place, derived }
     }
 
     /// The input length.
@@ -144,9 +147,10 @@ impl TestCase {
     }
 
     /// Whether a derived value was recorded: an example other than the
-    /// spans the call chains give (decision 0099).
+    /// spans the call chains give (decision 0099). Found once, in [`TestCase::new`]:
+    /// the shrinker asks it for every candidate.
     pub fn derived(&self) -> bool {
-        self.examples.iter().any(|e| !e.label.starts_with(CALL_LABEL))
+        self.derived
     }
 
     /// Whether nothing typed was recorded, no example and no draw: raw

@@ -335,13 +335,13 @@ fn a_program_that_is_not_a_harness_fails_the_handshake_clearly() {
 
     let newer = shell(
         &format!(
-            r"{status_fd}; printf 'cmcH\010\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000' >/dev/fd/$fd"
+            r"{status_fd}; printf 'cmcH\011\000\000\000\001\000\000\000\001\000\000\000\000\000\000\000' >/dev/fd/$fd"
         ),
         long,
     );
     let text = format!("{newer:#}");
-    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 8, .. })), "{text}");
-    assert!(text.contains("protocol version 8"), "{text}");
+    assert!(matches!(newer.downcast_ref(), Some(HandshakeError::Version { found: 9, .. })), "{text}");
+    assert!(text.contains("protocol version 9"), "{text}");
 }
 
 #[test]

@@ -80,7 +80,7 @@ pub use shm::{ChildResult, CoverageRecord, CrashFrames, ExampleRecord, Layout, P
 pub use start::StartInfo;
 
 /// The protocol version; both sides must speak the same one.
-pub const VERSION: u32 = 7;
+pub const VERSION: u32 = 8;
 
 /// The environment variable that turns a harness into a fork server; its value is a [`StartInfo`].
 pub const ENV_VAR: &str = "CARGO_MINIMIZE_CRASH_FORKSERVER";

@@ -12,8 +12,8 @@
 //!          104 frame count   108 signal   112 feature count   116 counters   120 max stack offset (u64)
 //!          128 value key (u64)   136 look-alike key (u64)
 //!          144 message (4,096)   4,240 file (1,024)
-//!          5,264 crash frames (272): image base (u64), image length (u64), 32 addresses (u64)
-//! examples 5,536, then example capacity x 24 bytes:
+//!          5,264 crash frames (1,040): image base (u64), image length (u64), 128 addresses (u64)
+//! examples 6,304, then example capacity x 24 bytes:
 //!          front start, front end, back start, back end, label id, depth
 //! labels   then label capacity bytes of entries (u16 length, name bytes); id = entry index
 //! features then (rounded up to 8) feature capacity x 4 bytes: the run's features, ascending
@@ -72,7 +72,7 @@ pub const RESULT_LEN: usize = RESULT_FIXED + MESSAGE_CAPACITY + FILE_CAPACITY + 
 /// The size of one example record.
 pub const EXAMPLE_LEN: usize = 24;
 /// How many raw frame addresses a crashing child can record.
-pub const FRAME_CAPACITY: usize = 32;
+pub const FRAME_CAPACITY: usize = 128;
 /// Set in [`CrashFrames::signal`] when the fault was the stack running out
 /// (the faulting address next to the stack pointer): a stack overflow.
 pub const STACK_OVERFLOW: u32 = 1 << 16;
@@ -700,28 +700,28 @@ mod tests {
 
     #[test]
     fn the_layout_is_the_documented_one() {
-        assert_eq!(RESULT_LEN, 5472);
+        assert_eq!(RESULT_LEN, 6240);
         assert_eq!(R_VALUE_KEY, 128);
         assert_eq!(R_FRAMES, 5264);
-        assert_eq!(SMALL.examples_offset(), 5536);
-        assert_eq!(SMALL.labels_offset(), 5536 + 48);
-        assert_eq!(SMALL.features_offset(), 5536 + 48 + 16);
-        assert_eq!(SMALL.known_offset(), 5600 + 16, "3 features, 12 bytes, rounded up to 8");
-        assert_eq!(SMALL.input_offset(), 5616 + 32, "4 known keys of 8 bytes");
-        assert_eq!(SMALL.total_len(), 5648 + 100);
+        assert_eq!(SMALL.examples_offset(), 6304);
+        assert_eq!(SMALL.labels_offset(), 6304 + 48);
+        assert_eq!(SMALL.features_offset(), 6304 + 48 + 16);
+        assert_eq!(SMALL.known_offset(), 6368 + 16, "3 features, 12 bytes, rounded up to 8");
+        assert_eq!(SMALL.input_offset(), 6384 + 32, "4 known keys of 8 bytes");
+        assert_eq!(SMALL.total_len(), 6416 + 100);
         let odd = Layout { label_capacity: 13, ..SMALL };
         assert_eq!(odd.features_offset() % 8, 0);
         assert_eq!(odd.input_offset() % 8, 0);
         let none = Layout { feature_capacity: 0, known_capacity: 0, ..SMALL };
-        assert_eq!(none.input_offset(), 5600, "no coverage and no known values, no room");
+        assert_eq!(none.input_offset(), 6368, "no coverage and no known values, no room");
         let shm = shm(&SMALL);
-        assert_eq!(&shm[..12], b"cmc-shm\0\x07\0\0\0");
+        assert_eq!(&shm[..12], b"cmc-shm\0\x08\0\0\0");
         assert_eq!(&shm[12..16], &100u32.to_le_bytes());
         assert_eq!(&shm[28..36], &[3, 0, 0, 0, 4, 0, 0, 0]);
         assert_eq!((R_FEATURE_COUNT, R_COUNTERS, R_STACK_OFFSET), (112, 116, 120));
         let chains = Layout { chain_capacity: 5, ..SMALL };
-        assert_eq!(chains.chains_offset(), 5648, "after the known keys");
-        assert_eq!(chains.input_offset(), 5648 + 24, "5 words, rounded up to 8");
+        assert_eq!(chains.chains_offset(), 6416, "after the known keys");
+        assert_eq!(chains.input_offset(), 6416 + 24, "5 words, rounded up to 8");
     }
 
     #[test]
@@ -754,8 +754,8 @@ mod tests {
         foreign[0] = b'X';
         assert_eq!(Layout::read_header(&foreign), Err(DecodeError::BadMagic { what: "shared-memory file" }));
         let mut newer = good;
-        newer[H_VERSION] = 8;
-        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 8, expected: 7 }));
+        newer[H_VERSION] = 9;
+        assert_eq!(Layout::read_header(&newer), Err(DecodeError::UnsupportedVersion { found: 9, expected: 8 }));
     }
 
     #[test]
@@ -843,7 +843,7 @@ mod tests {
     #[test]
     fn crash_frames_survive_a_round_trip_are_cut_and_cleared() {
         let mut shm = shm(&SMALL);
-        let addresses: Vec<u64> = (0..40).map(|i| 0x5555_0000_1000 + i).collect();
+        let addresses: Vec<u64> = (0..FRAME_CAPACITY as u64 + 8).map(|i| 0x5555_0000_1000 + i).collect();
         SMALL.write_frames(&mut shm, 11, 0x5555_0000_0000, 0x20_0000, &addresses);
         let frames = SMALL.read_result(&shm).unwrap().frames.unwrap();
         assert_eq!(frames.signal, 11);

@@ -106,7 +106,7 @@ mod tests {
             assert_eq!(StartInfo::decode(&info.encode()), Ok(info));
         }
         let text = StartInfo::new(3, 4, Some(2), "/s").encode();
-        assert_eq!(text, OsStr::new("version=7,control=3,status=4,output=2,shm=/s"));
+        assert_eq!(text, OsStr::new("version=8,control=3,status=4,output=2,shm=/s"));
     }
 
     #[test]

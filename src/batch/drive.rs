@@ -313,3 +313,146 @@ fn locate(
     let location = signature.location.as_deref()?;
     source_location(location, repository_root, fuzz_dir.unwrap_or(repository_root))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::batch::minimize::tests::{crash_of, letters, Simulated};
+    use crate::batch::model::SourceLocation;
+    use crate::reduce::ReduceOptions;
+    use crate::session::interrupt::Interrupt;
+    use crate::session::progress::Display;
+    use crate::signature::Level;
+
+    fn input(name: &str, bytes: &[u8]) -> Input {
+        Input { name: name.into(), bytes: Ok(bytes.to_vec()) }
+    }
+
+    /// A batch of `inputs` on `letters` built as `build`, on two workers,
+    /// into `root/out` (`root` is the repository): its report, and how many
+    /// times it ran the target.
+    fn batch(root: &Path, build: &'static str, inputs: &[Input], each: bool) -> (BatchReport, usize) {
+        let interrupt = Interrupt::default();
+        // No pass changes a byte's value: a reduction meets no letter its input lacks.
+        let reduce = ReduceOptions { lowering: false, ..ReduceOptions::default() };
+        let settings = Settings { level: Level::Default, structure: false, reduce, interrupt: &interrupt };
+        let mut ctx = Context {
+            store: Store::open(&root.join("out")).unwrap(),
+            settings: &settings,
+            workers: 2,
+            each,
+            status: Status::new(Display::Off),
+            report: BatchReport::default(),
+            repository_root: root.to_path_buf(),
+        };
+        let backend = Simulated { target: letters, build, runs: Arc::default() };
+        run_target(&backend, inputs, &mut ctx).unwrap();
+        (ctx.report, backend.runs.load(Ordering::SeqCst))
+    }
+
+    /// The report's bug of `letter`.
+    fn bug_of(report: &BatchReport, letter: u8) -> &Bug {
+        report.bugs.iter().find(|b| b.signature == crash_of(letter)).expect("a bug of the letter")
+    }
+
+    /// Two bugs, `A` in two inputs and `C` in one, and one input that runs clean.
+    fn two_bugs() -> Vec<Input> {
+        vec![input("a-long", b"....A...."), input("a-short", b"..A"), input("c", b"xCx"), input("clean", b"ok")]
+    }
+
+    #[test]
+    fn each_bug_is_minimized_from_its_smallest_member_into_its_folder_and_reported() {
+        let root = tempfile::tempdir().unwrap();
+        fs::create_dir(root.path().join("src")).unwrap();
+        fs::write(root.path().join("src/lib.rs"), "").unwrap();
+        let (report, _) = batch(root.path(), "b1", &two_bugs(), false);
+        let out = root.path().join("out");
+        let a = bug_of(&report, b'A');
+        assert_eq!((a.representative.as_str(), a.duplicates.as_slice()), ("a-short", &[String::from("a-long")][..]));
+        assert_eq!((a.original_size, &a.status, &a.found_by), (3, &BugStatus::Minimized, &FoundBy::Input));
+        assert_eq!(a.reproducer, Some(format!("{}/reproducer", a.id)));
+        assert_eq!(fs::read(out.join(&a.id).join("reproducer")).unwrap(), b"A");
+        assert_eq!(a.reproduce, format!("t {}", out.join(&a.id).join("reproducer").display()));
+        assert_eq!(a.value.as_deref(), Some("\"A\""));
+        let location = SourceLocation { path: "src/lib.rs".into(), line: u32::from(b'A'), column: Some(1) };
+        assert_eq!(a.location, Some(location), "found in the repository");
+        let c = bug_of(&report, b'C');
+        assert_eq!((c.representative.as_str(), c.duplicates.len()), ("c", 0));
+        assert_eq!(fs::read(out.join(&c.id).join("reproducer")).unwrap(), b"C");
+        for bug in [a, c] {
+            assert!(out.join(&bug.id).join("bug.json").is_file(), "{} is saved as done", bug.id);
+        }
+        let written: BatchReport = serde_json::from_slice(&fs::read(out.join("report.json")).unwrap()).unwrap();
+        assert_eq!(written, report, "the reports are rewritten as each bug finishes");
+    }
+
+    #[test]
+    fn inputs_that_are_no_crash_are_skipped_with_why_and_counted() {
+        let root = tempfile::tempdir().unwrap();
+        let mut inputs = two_bugs();
+        inputs.push(input("empty", b""));
+        inputs.push(Input { name: "gone".into(), bytes: Err("No such file".into()) });
+        inputs.push(input("broken", b"!"));
+        let (report, _) = batch(root.path(), "b1", &inputs, false);
+        let mut skipped: Vec<(&str, &SkipReason)> =
+            report.skipped.iter().map(|s| (s.path.as_str(), &s.reason)).collect();
+        skipped.sort_by_key(|(path, _)| *path);
+        let failed = SkipReason::Failed { error: "cannot write the input".into() };
+        let gone = SkipReason::Unreadable { error: "No such file".into() };
+        let expected =
+            [("broken", &failed), ("clean", &SkipReason::NoCrash), ("empty", &SkipReason::Empty), ("gone", &gone)];
+        assert_eq!(skipped, expected);
+        let t = &report.totals;
+        assert_eq!((t.inputs, t.crashing, t.bugs, t.minimized, t.not_reproducible, t.skipped), (7, 3, 2, 2, 0, 4));
+    }
+
+    #[test]
+    fn a_rerun_of_the_same_build_runs_nothing_and_reports_the_same_bugs_and_another_build_runs_again() {
+        let root = tempfile::tempdir().unwrap();
+        let (first, runs) = batch(root.path(), "b1", &two_bugs(), false);
+        assert!(runs > 4, "{runs} runs");
+        let (again, runs) = batch(root.path(), "b1", &two_bugs(), false);
+        assert_eq!(runs, 0, "the triage cache and the finished bugs answer everything");
+        for letter in [b'A', b'C'] {
+            assert_eq!(bug_of(&again, letter), bug_of(&first, letter));
+        }
+        assert_eq!(again.skipped, first.skipped);
+        let (_, runs) = batch(root.path(), "b2", &two_bugs(), false);
+        assert!(runs > 4, "another build's results are not reused: {runs} runs");
+    }
+
+    #[test]
+    fn a_slip_met_while_minimizing_is_a_bug_of_its_own_minimized_from_its_saved_input() {
+        let root = tempfile::tempdir().unwrap();
+        let (report, _) = batch(root.path(), "b1", &[input("ba", b"..B..A")], false);
+        let (a, b) = (bug_of(&report, b'A'), bug_of(&report, b'B'));
+        assert_eq!(b.found_by, FoundBy::Slip { while_minimizing: a.id.clone() });
+        assert_eq!(b.representative, format!("{}/original", b.id));
+        let original = fs::read(root.path().join("out").join(&b.representative)).unwrap();
+        assert!(original.contains(&b'B') && !original.contains(&b'A'), "{original:?}");
+        assert_eq!(fs::read(root.path().join("out").join(&b.id).join("reproducer")).unwrap(), b"B");
+        assert_eq!((report.totals.bugs, report.totals.crashing, report.totals.minimized), (2, 1, 2));
+    }
+
+    #[test]
+    fn with_each_every_duplicate_gets_a_reproducer_of_its_own_and_a_rerun_keeps_them() {
+        let root = tempfile::tempdir().unwrap();
+        let inputs = [input("a1", b"A"), input("a2", b"..A"), input("a3", b"....A")];
+        let (report, _) = batch(root.path(), "b1", &inputs, true);
+        let a = bug_of(&report, b'A');
+        assert_eq!(a.representative, "a1");
+        let names: Vec<&str> = a.minimized_duplicates.iter().map(|m| m.input.as_str()).collect();
+        assert_eq!(names, ["a2", "a3"]);
+        for (duplicate, bytes) in a.minimized_duplicates.iter().zip([&b"..A"[..], b"....A"]) {
+            let file = format!("{}/minimized-from-{}", a.id, sha1_hex(bytes));
+            assert_eq!((duplicate.reproducer.as_ref(), &duplicate.status), (Some(&file), &BugStatus::Minimized));
+            assert_eq!(fs::read(root.path().join("out").join(&file)).unwrap(), b"A");
+        }
+        let (again, runs) = batch(root.path(), "b1", &inputs, true);
+        assert_eq!((runs, &bug_of(&again, b'A').minimized_duplicates), (0, &a.minimized_duplicates));
+    }
+}

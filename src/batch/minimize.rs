@@ -224,3 +224,229 @@ impl Observer for Saver<'_, '_> {
         }
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Also the batch's simulated backend and target, which `drive`'s tests share.
+
+    use std::collections::HashMap;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::exec::fake::{self, clean, panic_at};
+    use crate::exec::Outcome;
+
+    /// A mode whose workers run `target` on the fake executor, counting every run in `runs`.
+    pub(crate) struct Simulated {
+        /// What a run of an input does (`Err`: the run itself failed).
+        pub(crate) target: fn(&[u8]) -> anyhow::Result<Outcome>,
+        /// The build's identity (the triage cache and the finished bugs are per build).
+        pub(crate) build: &'static str,
+        /// Runs so far, on every worker.
+        pub(crate) runs: Arc<AtomicUsize>,
+    }
+
+    impl Backend for Simulated {
+        type Executor = fake::Boxed;
+
+        fn target(&self) -> &str {
+            "t"
+        }
+
+        fn start(&self, _running: RunningGroup) -> anyhow::Result<fake::Boxed> {
+            let (target, runs) = (self.target, self.runs.clone());
+            Ok(fake::boxed(move |input: &[u8], _| {
+                runs.fetch_add(1, Ordering::SeqCst);
+                target(input)
+            }))
+        }
+
+        fn build_id(&self) -> anyhow::Result<String> {
+            Ok(self.build.to_owned())
+        }
+
+        fn reproduce_line(&self, file: &Path) -> String {
+            format!("t {}", file.display())
+        }
+
+        /// No cross-check; the "typed rendering" is the bytes as a string.
+        fn check(&self, check: Check, _interrupt: &Interrupt) -> (Option<LibFuzzerCheck>, Option<String>) {
+            (None, Some(format!("{:?}", String::from_utf8_lossy(check.bytes))))
+        }
+
+        fn fuzz_dir(&self) -> Option<&Path> {
+            None
+        }
+    }
+
+    /// A simulated target: panics at `src/lib.rs:<byte>:1` for the input's
+    /// last uppercase letter, runs clean without one; the run fails on a `!`.
+    pub(crate) fn letters(input: &[u8]) -> anyhow::Result<Outcome> {
+        if input.contains(&b'!') {
+            anyhow::bail!("cannot write the input");
+        }
+        Ok(match input.iter().rev().find(|b| b.is_ascii_uppercase()) {
+            Some(&letter) => panic_at(&format!("src/lib.rs:{letter}:1"), "boom"),
+            None => clean(Duration::ZERO),
+        })
+    }
+
+    /// The crash `letters` shows for `letter`.
+    pub(crate) fn crash_of(letter: u8) -> Signature {
+        Signature::of(&letters(&[letter]).unwrap()).expect("a panic")
+    }
+
+    /// The bug of letter `A`, with these members, its reproducer in `dir`.
+    fn job(dir: &Path, members: &[(&str, &[u8])]) -> BugJob {
+        BugJob {
+            id: String::from("t-panic-0123456789"),
+            signature: crash_of(b'A'),
+            members: members
+                .iter()
+                .map(|(name, bytes)| Member { name: (*name).into(), bytes: bytes.to_vec() })
+                .collect(),
+            reproducer: dir.join("reproducer"),
+            duplicate: None,
+        }
+    }
+
+    /// Minimizes `job` on `executor` (with `letters`' backend for the
+    /// checks): what it gave, and the slips it reported.
+    fn minimize(executor: &mut fake::Boxed, job: &BugJob, interrupt: &Interrupt) -> (BugDone, Vec<Signature>) {
+        let reduce = ReduceOptions { cancel: Some(interrupt.cancel.clone()), ..ReduceOptions::default() };
+        let settings = Settings { level: Level::Default, structure: false, reduce, interrupt };
+        let backend = Simulated { target: letters, build: "b", runs: Arc::default() };
+        let mut slips = Vec::new();
+        let mut slip = |signature: &Signature, _: &[u8]| slips.push(signature.clone());
+        let reporting = Reporting { progress: &mut |_, _| {}, slip: &mut slip };
+        let done = minimize_bug(&backend, executor, job, &settings, &RunningGroup::default(), reporting);
+        (done, slips)
+    }
+
+    /// `letters`, except that the inputs `once` crash on their first run only;
+    /// every input run is logged.
+    fn logged(once: &'static [&'static [u8]], log: Arc<Mutex<Vec<Vec<u8>>>>) -> fake::Boxed {
+        let mut runs = HashMap::<Vec<u8>, usize>::new();
+        fake::boxed(move |input: &[u8], _| {
+            log.lock().unwrap().push(input.to_vec());
+            let run = runs.entry(input.to_vec()).or_default();
+            *run += 1;
+            if once.contains(&input) && *run > 1 {
+                return Ok(clean(Duration::ZERO));
+            }
+            letters(input)
+        })
+    }
+
+    #[test]
+    fn the_first_member_that_crashes_as_the_bug_on_most_of_its_first_runs_is_minimized_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Arc::default();
+        let mut executor = logged(&[b"flaky A"], Arc::clone(&log));
+        let members: [(&str, &[u8]); 3] = [("flaky", b"flaky A"), ("other", b"B"), ("steady", b".B.A")];
+        let (done, slips) = minimize(&mut executor, &job(dir.path(), &members), &Interrupt::default());
+        assert_eq!(done.representative.as_deref(), Some("steady"), "1 of 3 runs is no majority; B is another bug");
+        assert_eq!(std::fs::read(dir.path().join("reproducer")).unwrap(), b"A");
+        assert_eq!((done.reproducer_size, &done.status, done.verified), (Some(1), &BugStatus::Minimized, Some(true)));
+        assert_eq!(done.value.as_deref(), Some("\"A\""), "the backend checked the reproducer's bytes");
+        assert_eq!(done.file_name, "reproducer");
+        assert_eq!(slips, [crash_of(b'B')], "deleting the A of .B.A met the B bug");
+        // Every run is counted but the re-check, and the initial test of the reduction once.
+        assert_eq!(done.tests as usize, log.lock().unwrap().len());
+    }
+
+    #[test]
+    fn a_bug_none_of_whose_first_three_members_reproduces_is_not_reproducible_and_the_fourth_is_not_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = Arc::default();
+        let mut executor = logged(&[], Arc::clone(&log));
+        let members: [(&str, &[u8]); 4] = [("b", b"B"), ("c", b"C"), ("clean", b"x"), ("a", b"A")];
+        let (done, _) = minimize(&mut executor, &job(dir.path(), &members), &Interrupt::default());
+        assert_eq!(done.status, BugStatus::NotReproducible);
+        assert_eq!((done.representative, done.reproducer_size, done.tests), (None, None, 9));
+        assert!(!log.lock().unwrap().contains(&b"A".to_vec()), "only the first {MEMBERS_TRIED} are tried");
+        assert!(!dir.path().join("reproducer").exists());
+    }
+
+    #[test]
+    fn a_reproducer_that_does_not_crash_again_is_written_but_not_reproducible() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut executor = logged(&[b"A"], Arc::default());
+        let (done, _) = minimize(&mut executor, &job(dir.path(), &[("a", b"xA")]), &Interrupt::default());
+        assert_eq!((done.status, done.verified), (BugStatus::NotReproducible, Some(false)));
+        assert_eq!(std::fs::read(dir.path().join("reproducer")).unwrap(), b"A");
+    }
+
+    #[test]
+    fn an_interrupt_before_the_first_runs_end_leaves_the_bug_interrupted_with_nothing_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let interrupt = Interrupt::default();
+        interrupt.raise();
+        let (done, _) = minimize(&mut logged(&[], Arc::default()), &job(dir.path(), &[("a", b"xA")]), &interrupt);
+        assert_eq!((done.status, done.tests, done.representative), (BugStatus::Interrupted, 1, None));
+        assert!(!dir.path().join("reproducer").exists());
+    }
+
+    #[test]
+    fn an_interrupt_during_the_reduction_keeps_the_best_so_far_unchecked() {
+        let dir = tempfile::tempdir().unwrap();
+        let interrupt = Interrupt::default();
+        let (raise, mut runs) = (interrupt.clone(), 0);
+        let mut executor = fake::boxed(move |input: &[u8], _| {
+            runs += 1;
+            if runs == 6 {
+                raise.raise();
+            }
+            letters(input)
+        });
+        let (done, _) = minimize(&mut executor, &job(dir.path(), &[("a", b"..........A")]), &interrupt);
+        assert_eq!((&done.status, done.verified, done.value.as_deref()), (&BugStatus::Interrupted, None, None));
+        let kept = std::fs::read(dir.path().join("reproducer")).unwrap();
+        assert!(kept.ends_with(b"A") && kept.len() > 1, "reduced a little, not to the end: {kept:?}");
+        assert_eq!(done.reproducer_size, Some(kept.len()));
+    }
+
+    #[test]
+    fn a_run_that_fails_during_the_reduction_fails_the_bug_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut executor = fake::boxed(|input: &[u8], _| {
+            anyhow::ensure!(input.len() > 2, "the fork server died");
+            letters(input)
+        });
+        let (done, _) = minimize(&mut executor, &job(dir.path(), &[("a", b"xxA")]), &Interrupt::default());
+        let BugStatus::Failed { error } = &done.status else { panic!("{:?}", done.status) };
+        assert_eq!(error, "running the target failed during the reduction: the fork server died");
+        assert_eq!(std::fs::read(dir.path().join("reproducer")).unwrap(), b"xxA", "the best so far is kept");
+    }
+
+    #[test]
+    fn a_reproducer_that_cannot_be_written_fails_the_bug_with_its_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let missing = dir.path().join("missing");
+        let (done, _) =
+            minimize(&mut logged(&[], Arc::default()), &job(&missing, &[("a", b"xA")]), &Interrupt::default());
+        let BugStatus::Failed { error } = &done.status else { panic!("{:?}", done.status) };
+        assert!(error.starts_with(&format!("cannot create a temporary file in {}", missing.display())), "{error}");
+        assert_eq!(done.representative.as_deref(), Some("a"));
+    }
+
+    #[test]
+    fn the_saver_writes_every_improvement_and_reports_progress_at_most_every_200_ms() {
+        let dir = tempfile::tempdir().unwrap();
+        let job = job(dir.path(), &[]);
+        let mut heard = Vec::new();
+        let mut progress = |size, tests| heard.push((size, tests));
+        let mut saver = Saver { job: &job, progress: &mut progress, last: None, error: None };
+        let at = |size, tests| Progress { size, tests, successes: 0, pass: "p" };
+        saver.improved(&TestCase::new(b"ab".to_vec(), Vec::new()));
+        saver.progress(&at(9, 1));
+        saver.progress(&at(2, 2));
+        assert_eq!(std::fs::read(&job.reproducer).unwrap(), b"ab");
+        saver.last = Some(Instant::now() - Duration::from_millis(200));
+        saver.progress(&at(1, 3));
+        assert!(saver.error.is_none());
+        assert_eq!(heard, [(9, 1), (1, 3)]);
+    }
+}

@@ -199,3 +199,163 @@ fn record(latest: &mut [Option<KeptResult>], kept: &[KeptResult]) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::corpus::deadline::Deadline;
+    use crate::corpus::display::Status;
+    use crate::corpus::drive::SplitPart;
+    use crate::corpus::shrink::Shrunk;
+    use crate::corpus::work::{Event, Job};
+    use crate::reduce::StopReason;
+    use crate::session::interrupt::Interrupt;
+    use crate::session::output::sha1_hex;
+    use crate::session::progress::Display;
+
+    fn item(origin: usize, bytes: &[u8], features: &[u32], done: bool) -> Item {
+        Item { origin, sha1: sha1_hex(bytes), bytes: bytes.to_vec(), features: features.to_vec(), done }
+    }
+
+    /// Runs `body` with a new corpus under `root` and a phase whose shrink
+    /// jobs a worker thread answers: the result is what `shrink` makes of
+    /// the bytes, with the features it was asked to keep.
+    fn with_phase<R>(root: &Path, shrink: fn(&[u8]) -> Vec<u8>, body: impl FnOnce(&mut Store, &mut Phase) -> R) -> R {
+        std::fs::create_dir_all(root.join("corpus")).unwrap();
+        let mut store = Store::open(&root.join("new"), &root.join("corpus"), &root.join("scratch"), "build").unwrap();
+        let (jobs, worker_jobs) = crossbeam_channel::unbounded();
+        let (worker_events, events) = crossbeam_channel::unbounded();
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                for job in worker_jobs {
+                    let Job::Shrink { index, bytes, required } = job else { panic!("only shrinks: {job:?}") };
+                    let shrunk = Shrunk {
+                        bytes: shrink(&bytes),
+                        features: required,
+                        tests: 1,
+                        stop: Some(StopReason::Done),
+                        unstable: false,
+                        split: None,
+                    };
+                    worker_events.send(Event::Shrunk { index, result: Ok(shrunk) }).unwrap();
+                }
+            });
+            let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
+            let status = &mut Status::new(Display::Off, Instant::now());
+            let mut phase = Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline };
+            let result = body(&mut store, &mut phase);
+            drop(jobs);
+            result
+        })
+    }
+
+    /// The rounds over two 64-byte inputs of a feature each, shrunk by `shrink`:
+    /// the rounds run, the results' sizes, the tests of the first, and the files of the new corpus.
+    fn rounds_of(shrink: fn(&[u8]) -> Vec<u8>) -> (usize, Vec<usize>, u64, usize) {
+        let root = tempfile::tempdir().unwrap();
+        let items = vec![item(0, &[b'a'; 64], &[1], false), item(1, &[b'b'; 64], &[2], false)];
+        with_phase(root.path(), shrink, |store, phase| {
+            store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
+            let done = shrink_rounds(items, &[1, 2], 2, store, phase).unwrap();
+            let files = std::fs::read_dir(store.dir()).unwrap().count();
+            let tests = done.latest[0].as_ref().unwrap().tests;
+            (done.rounds, done.results.iter().map(|r| r.bytes.len()).collect(), tests, files)
+        })
+    }
+
+    #[test]
+    fn rounds_go_on_while_each_cuts_a_tenth_of_the_bytes_and_stop_at_the_last() {
+        let halve = |bytes: &[u8]| bytes[..bytes.len() / 2].to_vec();
+        assert_eq!(rounds_of(halve), (MAX_ROUNDS, vec![4, 4], 4, 2), "64 -> 32 -> 16 -> 8 -> 4, one file each");
+        let to_twenty = |bytes: &[u8]| bytes[..bytes.len().min(20)].to_vec();
+        assert_eq!(rounds_of(to_twenty), (2, vec![20, 20], 2, 2), "the second round saved nothing");
+        let by_a_twentieth = |bytes: &[u8]| bytes[..bytes.len() * 19 / 20].to_vec();
+        assert_eq!(rounds_of(by_a_twentieth), (1, vec![60, 60], 1, 2), "5% is not worth another round");
+    }
+
+    #[test]
+    fn the_cover_keeps_done_items_for_what_they_have_and_fresh_ones_only_for_the_rest() {
+        let items = [
+            item(0, b"an earlier result", &[1, 2], true),
+            item(1, b"ab", &[1, 2, 3, 9], false),
+            item(2, b"abc", &[3], false),
+        ];
+        let picks: Vec<(usize, Vec<u32>)> =
+            cover(&items, &[1, 2, 3]).into_iter().map(|p| (p.index, p.assigned)).collect();
+        assert_eq!(picks, [(0, vec![1, 2]), (1, vec![3])], "the smallest fresh item takes what is left");
+        let fresh: Vec<Item> = items.iter().map(|i| Item { done: false, ..i.clone() }).collect();
+        let picks: Vec<(usize, Vec<u32>)> =
+            cover(&fresh, &[1, 2, 3]).into_iter().map(|p| (p.index, p.assigned)).collect();
+        assert_eq!(picks, [(1, vec![1, 2, 3])], "features not required are not assigned");
+    }
+
+    /// A shrink that keeps its input as it is.
+    fn as_it_is(bytes: &[u8]) -> Vec<u8> {
+        bytes.to_vec()
+    }
+
+    #[test]
+    fn settling_writes_the_new_cover_and_the_pinned_inputs_then_lets_the_first_cover_go() {
+        let root = tempfile::tempdir().unwrap();
+        let (a, b) = (item(0, b"aaaa", &[1], false), item(1, b"bbbbbb", &[1, 2], true));
+        with_phase(root.path(), as_it_is, |store, phase| {
+            let first = first_corpus(std::slice::from_ref(&a), &[1], store, phase).unwrap();
+            assert_eq!((first.as_slice(), store.size()), (std::slice::from_ref(&a.sha1), (1, 4)));
+            // Run again, `a` lost feature 1 (it varies), `b` kept both: `a` stays, pinned.
+            let again = [Item { features: Vec::new(), ..a.clone() }, b.clone()];
+            let shrink = settle(&first, (&again, &[&a.bytes]), &[1, 2], store, phase).unwrap();
+            assert!(!shrink, "the one kept is an earlier run's result");
+            assert_eq!(store.held(), [a.sha1.clone(), b.sha1.clone()].into());
+            let first = [b.sha1.clone(), a.sha1.clone()];
+            let settled = settle(&first, (std::slice::from_ref(&a), &[]), &[1], store, phase).unwrap();
+            assert!(settled, "a fresh input is kept");
+            assert_eq!(store.held(), [a.sha1.clone()].into(), "b's file went");
+            assert!(!store.dir().join(&b.sha1).exists());
+        });
+    }
+
+    #[test]
+    fn a_split_part_is_an_origin_of_its_own_rooted_at_the_corpus_input_of_its_result() {
+        let mut rounds = Rounds::none(2);
+        rounds.roots.push(1); // origin 2 was split off origin 1's result in an earlier round
+        rounds.latest.push(None);
+        let part = SplitPart { file: "p".into(), bytes: b"part".to_vec(), features: vec![7] };
+        let kept = vec![
+            KeptResult { index: 0, origin: 2, file: Some("r".into()), split: Some(part), ..KeptResult::default() },
+            KeptResult { index: 1, origin: 0, file: Some("s".into()), ..KeptResult::default() },
+        ];
+        let kept = rounds.adopt_splits(kept);
+        let after: Vec<_> = kept.iter().map(|k| (k.index, k.origin, k.file.as_deref(), k.split.is_some())).collect();
+        assert_eq!(after, [(0, 2, Some("r"), false), (1, 0, Some("s"), false), (0, 3, Some("p"), false)]);
+        assert_eq!((rounds.roots, rounds.latest.len()), (vec![0, 1, 1, 1], 4));
+        assert_eq!(kept[2].features, [7]);
+    }
+
+    #[test]
+    fn a_result_replaces_the_latest_with_the_tests_summed_and_an_unfinished_one_only_adds_its_tests() {
+        let result =
+            |file: Option<&str>, tests| KeptResult { file: file.map(Into::into), tests, ..KeptResult::default() };
+        let mut latest = vec![None];
+        record(&mut latest, &[result(Some("first"), 5)]);
+        record(&mut latest, &[result(Some("second"), 3)]);
+        record(&mut latest, &[result(None, 2)]);
+        let latest = latest[0].as_ref().unwrap();
+        assert_eq!((latest.file.as_deref(), latest.tests), (Some("second"), 10));
+        let mut never = vec![None];
+        record(&mut never, &[result(None, 4)]);
+        assert_eq!(never[0].as_ref().map(|r| (r.file.is_none(), r.tests)), Some((true, 4)), "the tests are kept");
+    }
+
+    #[test]
+    fn a_round_says_how_many_inputs_keep_every_feature_and_which_are_earlier_results() {
+        assert_eq!(announce(1, (3, 0), 10), "3 of the 10 inputs that run normally keep every feature; shrinking them");
+        assert_eq!(
+            announce(2, (3, 1), 4),
+            "round 2: 3 of the 4 results keep every feature; 1 are an earlier run's results, kept as they are; \
+             shrinking the other 2 again"
+        );
+    }
+}

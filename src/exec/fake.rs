@@ -39,6 +39,15 @@ impl<F: Target> Executor for Fake<F> {
     }
 }
 
+/// A fake with its closure boxed: a type that an associated `Executor` type
+/// can name (a test backend starts one per worker).
+pub(crate) type Boxed = Fake<Box<dyn Target>>;
+
+/// A [`Boxed`] fake whose runs are what `target` says.
+pub(crate) fn boxed(target: impl Target + 'static) -> Boxed {
+    Fake::new(Box::new(target))
+}
+
 /// A run that returned (exit code 0) in `duration`, printing nothing.
 pub(crate) fn clean(duration: Duration) -> Outcome {
     Outcome::new(Status::Exited(0), Vec::new(), duration)

@@ -156,7 +156,7 @@ fn minimize<E: Executor + Send>(
     // Saved on every improvement; once more so the file exists even without one.
     output::write_atomically(output, &reduction.best.bytes).context("cannot save the minimized input")?;
 
-    let checks = check(executor, plan, &reduction, &expected, options, interrupt, (first_runs, reducing))?;
+    let checks = check(executor, plan, &reduction, &expected, options, interrupt, Elapsed { first_runs, reducing })?;
     let (stop, verified) = (checks.stop.clone(), checks.verified);
     let summary = summary(plan, options, &baseline, reduction, checks);
     report(&summary, options, plan.harness.is_none());
@@ -169,10 +169,16 @@ fn minimize<E: Executor + Send>(
     Ok(exit_for(verified, output))
 }
 
+/// How long the runs before the checks took.
+struct Elapsed {
+    /// The first runs of the crash.
+    first_runs: Duration,
+    /// The reduction (a hang's result was run once more within it, its re-check).
+    reducing: Duration,
+}
+
 /// After the reduction (unless interrupted): the result run again, and the
-/// harness mode's checks; with where the time went (`first_runs`, `reducing`:
-/// how long the first runs and the reduction took; a hang's result was run
-/// once more within the latter, its re-check).
+/// harness mode's checks; with where the time went (`elapsed` before them).
 fn check<E: Executor + Send>(
     executor: &mut Lanes<E>,
     plan: &Plan,
@@ -180,7 +186,7 @@ fn check<E: Executor + Send>(
     expected: &Signature,
     options: &Options,
     interrupt: &Interrupt,
-    (first_runs, reducing): (Duration, Duration),
+    elapsed: Elapsed,
 ) -> Result<Checks, Failure> {
     let stop = reduction.stats.stop.clone().unwrap_or(StopReason::Done);
     let interrupted = stop == StopReason::Cancelled || interrupt.is_raised();
@@ -195,9 +201,9 @@ fn check<E: Executor + Send>(
     };
     let phases = Phases {
         setup: plan.setup.as_secs_f64(),
-        first_runs: first_runs.as_secs_f64(),
+        first_runs: elapsed.first_runs.as_secs_f64(),
         reduction: reduction.stats.elapsed.as_secs_f64(),
-        recheck: (recheck + reducing.saturating_sub(reduction.stats.elapsed)).as_secs_f64(),
+        recheck: (recheck + elapsed.reducing.saturating_sub(reduction.stats.elapsed)).as_secs_f64(),
         checks: started.elapsed().as_secs_f64(),
     };
     Ok(Checks { stop, verified, libfuzzer, value, width: executor.width(), phases })

@@ -386,3 +386,202 @@ impl ExampleSummary {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::project::Structure;
+    use crate::reduce::{Example, TestCase};
+    use crate::signature::Kind;
+
+    /// A finished, verified reduction of 200 bytes to 50, with nothing optional.
+    fn summary() -> Summary {
+        let signature = Signature {
+            kind: Kind::Panic,
+            location: Some("src/a.rs:1:2".into()),
+            message: Some("boom".into()),
+            raised_in: None,
+        };
+        Summary {
+            target: Some("t".into()),
+            crash: "crash-1".into(),
+            output: "out/r".into(),
+            initial_size: 200,
+            final_size: 50,
+            tests: 40,
+            improvements: 3,
+            tests_to_result: 31,
+            sizes: vec![SizeStep { tests: 1, size: 200 }, SizeStep { tests: 31, size: 50 }],
+            redone_at_timeout: false,
+            cache_hits: 0,
+            known_values: 0,
+            remembered_failures: 0,
+            seconds: 2.0,
+            tests_per_second: 20.0,
+            parallel: ParallelSummary { width: 1, batches: 0, run_ahead: 0, used: 0 },
+            phases: Phases::default(),
+            signature,
+            signature_level: Level::Default,
+            flaky: false,
+            stop_reason: "done",
+            stop: StopReason::Done.to_string(),
+            verified: Some(true),
+            libfuzzer: None,
+            value: None,
+            examples: Vec::new(),
+            draws: Vec::new(),
+            structure: StructureSummary { recorded: true, draws: true, reason: None },
+            explain: false,
+            seed: None,
+            reproduce: "t out/r".into(),
+            passes: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    /// The human rendering's lines after the reducer's statistics.
+    fn lines(summary: &Summary) -> Vec<String> {
+        let text = summary.to_string();
+        let own = text.split_once("\n\n  ").map_or(&text[..], |(_, rest)| rest);
+        own.lines().map(|l| l.trim_start().to_owned()).collect()
+    }
+
+    #[test]
+    fn stop_reasons_have_the_short_names_the_json_uses() {
+        let names: Vec<&str> = [
+            None,
+            Some(StopReason::Done),
+            Some(StopReason::TestBudget),
+            Some(StopReason::TimeBudget),
+            Some(StopReason::Cancelled),
+            Some(StopReason::OracleFailed("died".into())),
+        ]
+        .iter()
+        .map(|stop| Summary::stop_name(stop.as_ref()))
+        .collect();
+        assert_eq!(names, ["done", "done", "test-budget", "time-budget", "interrupted", "oracle-failed"]);
+    }
+
+    #[test]
+    fn the_human_summary_has_one_line_per_fact_and_ends_with_the_reproduce_line() {
+        let expected = [
+            "size       200 -> 50 bytes (75.0% smaller)",
+            "tests      40 in 2.00s (20.0 tests/s), 3 improvements, the last at test 31",
+            "signature  panic at src/a.rs:1:2: boom (--signature default)",
+            "verified   yes: the result crashes the same way when run again",
+            "stopped    done: no pass can improve the result",
+            "output     out/r",
+            "reproduce  t out/r",
+        ];
+        assert_eq!(lines(&summary()), expected);
+        assert!(summary().to_string().ends_with("reproduce  t out/r"), "no newline after the last line");
+    }
+
+    #[test]
+    fn optional_lines_show_only_when_they_apply() {
+        let mut s = summary();
+        s.redone_at_timeout = true;
+        s.known_values = 7;
+        s.parallel = ParallelSummary { width: 4, batches: 2, run_ahead: 10, used: 3 };
+        s.flaky = true;
+        s.seed = Some(42);
+        s.libfuzzer = Some(LibFuzzerCheck::skipped("--no-verify-libfuzzer"));
+        let all = lines(&s);
+        let starts: Vec<&str> = all.iter().filter_map(|l| l.split_whitespace().next()).collect();
+        let order = ["size", "tests", "hang", "known", "parallel", "signature", "flaky", "seed", "verified"];
+        assert_eq!(starts[..9], order);
+        assert_eq!(all[4], "parallel   4 at once: 10 candidates run ahead, 3 of them used");
+        assert_eq!(all[7], "seed       42 (--random-order --seed 42)");
+        assert_eq!(all[9], "libFuzzer  verified with libFuzzer: skipped (--no-verify-libfuzzer)");
+        assert!(all[3].starts_with("known      7 more candidates"), "{}", all[3]);
+        s.parallel.width = 1;
+        assert!(!s.to_string().contains("parallel"), "one at a time says nothing of it");
+    }
+
+    #[test]
+    fn the_verified_line_says_no_or_not_rerun_when_the_result_was_not_seen_crashing_again() {
+        let verified = |verified| lines(&Summary { verified, ..summary() })[3].clone();
+        assert!(verified(Some(false)).starts_with("verified   NO: the result did not crash the same way"));
+        assert_eq!(verified(None), "verified   not re-run (interrupted)");
+    }
+
+    #[test]
+    fn a_typed_value_is_shown_indented_last_and_only_then_why_its_structure_was_not_recorded() {
+        let off = StructureSummary::off("no arbitrary");
+        let bytes = Summary { structure: off.clone(), ..summary() };
+        assert!(!bytes.to_string().contains("structure"), "a raw-bytes target loses nothing");
+        let typed = Summary { structure: off, value: Some("Foo {\n    a: 1,\n}".into()), ..summary() };
+        let text = typed.to_string();
+        assert!(text.contains("\n  structure  not recorded, reduced as bytes: no arbitrary\n"), "{text}");
+        let value = "\n  value      (the minimized input as the target sees it)\n    Foo {\n        a: 1,\n    }";
+        assert!(text.ends_with(value), "{text}");
+    }
+
+    /// Two examples (the whole input, a field at depth 1) and two draws of `AB\x01\x02`.
+    fn typed_case() -> TestCase {
+        let examples = vec![
+            Example::new(0..4, 4..4, "Foo", 0),
+            Example::new(0..2, 4..4, "String", 1),
+            Example::new(0..2, 4..4, "draw:bytes", 2),
+            Example::new(2..4, 4..4, "draw:le:2", 1),
+        ];
+        TestCase::new(b"AB\x01\x02".to_vec(), examples)
+    }
+
+    #[test]
+    fn example_and_draw_summaries_read_their_bytes_from_the_result() {
+        let best = typed_case();
+        let examples = ExampleSummary::of(&best);
+        let examples: Vec<_> = examples.iter().map(|e| (e.label.as_str(), e.depth, e.front_hex.as_str())).collect();
+        assert_eq!(examples, [("Foo", 0, "41 42 01 02"), ("String", 1, "41 42")]);
+        let draws = DrawSummary::of(&best);
+        let read: Vec<_> = draws.iter().map(|d| (d.kind, d.width, d.span, d.hex.as_str(), d.value)).collect();
+        assert_eq!(read, [("bytes", None, [0, 2], "41 42", None), ("int", Some(2), [2, 4], "01 02", Some(0x0201))]);
+    }
+
+    #[test]
+    fn explain_lists_examples_by_depth_and_draws_and_says_whether_the_result_is_proven_minimal() {
+        let best = typed_case();
+        let mut s =
+            Summary { explain: true, examples: ExampleSummary::of(&best), draws: DrawSummary::of(&best), ..summary() };
+        let text = s.to_string();
+        let explained = text.split_once("\n  examples   ").expect("the examples").1;
+        let expected = [
+            "front bytes | back bytes, by depth (no single deletion, zeroing or lowering of any of them keeps the crash)",
+            "    Foo 41 42 01 02 | ",
+            "      String 41 42 | ",
+            "  draws      the primitive reads, in read order: kind [bytes] = value as read",
+            "    bytes [0..2] 41 42",
+            "    int:2 [2..4] 01 02 = 513",
+        ]
+        .join("\n");
+        assert_eq!(explained, expected);
+        s.stop_reason = "test-budget";
+        assert!(s.to_string().contains("(not proven minimal: the reduction stopped early)"));
+        let none = Summary { explain: true, ..summary() }.to_string();
+        assert!(none.ends_with("\n  examples   none recorded (a raw-bytes target)"), "{none}");
+    }
+
+    #[test]
+    fn the_json_summary_has_the_machine_fields_and_not_the_human_only_ones() {
+        let json: serde_json::Value = serde_json::from_str(&summary().to_json()).unwrap();
+        assert_eq!((json["final_size"].as_u64(), json["stop_reason"].as_str()), (Some(50), Some("done")));
+        assert_eq!(json["sizes"][1], serde_json::json!({ "tests": 31, "size": 50 }));
+        assert_eq!(json["signature"]["location"], "src/a.rs:1:2");
+        assert!(json.get("explain").is_none() && json.get("stats").is_none(), "{json}");
+    }
+
+    #[test]
+    fn structure_is_what_the_harness_records_unless_turned_off() {
+        let all = Structure::Recorded { arbitrary: "1.4.1".into(), draws: true };
+        let of = |structure: &Structure, asked| {
+            let s = StructureSummary::of(structure, asked);
+            (s.recorded, s.draws, s.reason)
+        };
+        assert_eq!(of(&all, true), (true, true, None));
+        assert_eq!(of(&all, false), (false, false, Some("--no-structure".into())));
+        let values_only = Structure::Recorded { arbitrary: "1.3.2".into(), draws: false };
+        assert_eq!(of(&values_only, true), (true, false, values_only.reason()));
+        assert_eq!(of(&Structure::Off("no arbitrary".into()), true), (false, false, Some("no arbitrary".into())));
+    }
+}

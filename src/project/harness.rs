@@ -64,8 +64,17 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     // cargo keeps RUSTFLAGS out of file names: a coverage build sharing the
     // crash build's directory would replace its files at every run (0066).
     let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage);
-    let command = build_command(&cargo, project, (target, &host), (&prepared.manifest, &target_dir, shared), options);
-    let built = run_build(command, target, options.echo)?;
+    let build = CargoBuild {
+        cargo: &cargo,
+        project,
+        target,
+        host: &host,
+        manifest: &prepared.manifest,
+        target_dir: &target_dir,
+        shared,
+        options,
+    };
+    let built = run_build(build_command(&build), target, options.echo)?;
     let mut checked = vec![(LIBFUZZER_SYS, None)];
     checked.extend(prepared.arbitrary.as_deref().map(|version| (ARBITRARY, Some(version))));
     check_patch_taken(&layout.harness_dir().join("Cargo.lock"), &checked)?;
@@ -121,13 +130,28 @@ fn prepare_workspace(
 /// both compile alike (build scripts and proc macros at least) is compiled
 /// once (the crash build's and `cargo fuzz build`'s files get different
 /// names; a coverage build's would not, so it never shares: decision 0066).
-fn build_command(
-    cargo: &OsStr,
-    project: &FuzzProject,
-    (target, host): (&str, &str),
-    (manifest, target_dir, shared): (&Path, &Path, Option<&Path>),
-    options: &BuildOptions,
-) -> Command {
+struct CargoBuild<'a> {
+    /// The program: `$CARGO` or `cargo`.
+    cargo: &'a OsStr,
+    /// The user's fuzz project.
+    project: &'a FuzzProject,
+    /// The fuzz target (the bin built).
+    target: &'a str,
+    /// The host triple (`--target`).
+    host: &'a str,
+    /// The scratch workspace's manifest.
+    manifest: &'a Path,
+    /// Where the artifacts go.
+    target_dir: &'a Path,
+    /// The build directory shared with `cargo fuzz build`, if any.
+    shared: Option<&'a Path>,
+    /// The user's build options.
+    options: &'a BuildOptions,
+}
+
+/// The [`CargoBuild`] command, with its flags and environment.
+fn build_command(build: &CargoBuild<'_>) -> Command {
+    let CargoBuild { cargo, project, target, host, manifest, target_dir, shared, options } = *build;
     let flags = &options.flags;
     let mut command = cargo_command(cargo, project);
     command.arg("build").arg("--manifest-path").arg(manifest);

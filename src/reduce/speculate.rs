@@ -23,6 +23,21 @@ fn max_dry_steps(len: usize) -> usize {
     (MAX_DRY_BYTES / len.max(1)).clamp(16, MAX_DRY_STEPS)
 }
 
+/// The dry steps a prediction takes, against its maximum ([`max_dry_steps`]).
+struct Steps {
+    /// Taken so far, by every pass.
+    taken: usize,
+    /// At most.
+    max: usize,
+}
+
+impl Steps {
+    /// Whether no step is left.
+    fn used_up(&self) -> bool {
+        self.taken >= self.max
+    }
+}
+
 /// A pass where it stands: what its next steps start from.
 pub(crate) struct Position<'a> {
     pub(crate) step: fn(&mut Shrinker<'_>, &mut Chooser<'_>) -> StepResult,
@@ -45,26 +60,25 @@ pub(crate) fn predict(sh: &mut Shrinker<'_>, passes: &[Position<'_>], mut rng: O
     if limit == 0 {
         return;
     }
-    let max_steps = max_dry_steps(sh.best().len());
+    let mut steps = Steps { taken: 0, max: max_dry_steps(sh.best().len()) };
     let saved = sh.begin_prediction(limit);
-    let mut steps = 0;
     for pass in passes {
-        if steps >= max_steps || sh.predicted() >= limit {
+        if steps.used_up() || sh.predicted() >= limit {
             break;
         }
-        dry_run(sh, pass, rng.as_mut(), (&mut steps, max_steps), limit);
+        dry_run(sh, pass, rng.as_mut(), &mut steps, limit);
     }
     sh.end_prediction(saved);
 }
 
 /// Runs `pass`'s steps dry until its choices or failures are used up, `limit`
-/// candidates are collected or `steps` reaches its maximum. The steps
+/// candidates are collected or the prediction's `steps` are. The steps
 /// see the pass's own statistics, as they do when it runs.
 fn dry_run(
     sh: &mut Shrinker<'_>,
     pass: &Position<'_>,
     mut rng: Option<&mut fastrand::Rng>,
-    (steps, max_steps): (&mut usize, usize),
+    steps: &mut Steps,
     limit: usize,
 ) {
     let mut tree = pass.tree.cloned().unwrap_or_else(ChoiceTree::new);
@@ -72,10 +86,10 @@ fn dry_run(
     let mut failures = 0;
     let running = sh.swap_current(pass.stats);
     while !tree.exhausted() && pass.failures_left.map_or(true, |left| failures < left) {
-        if *steps >= max_steps || sh.predicted() >= limit {
+        if steps.used_up() || sh.predicted() >= limit {
             break;
         }
-        *steps += 1;
+        steps.taken += 1;
         let before = sh.predicted();
         let selection = match &mut rng {
             Some(rng) => Selection::Random(rng),

@@ -13,7 +13,7 @@ use crate::project::cargo::cargo_program;
 use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
 use crate::session::interrupt::Interrupt;
 use crate::trace::path;
-use crate::verify::{self, LibFuzzerBuild, LibFuzzerCheck};
+use crate::verify::{self, BuildRequest, LibFuzzerBuild, LibFuzzerCheck};
 
 /// How many features a coverage harness's run can report (4 MiB of shared memory).
 const FEATURE_CAPACITY: u32 = 1 << 20;
@@ -57,15 +57,17 @@ impl HarnessSetup {
         Ok((project, cwd))
     }
 
-    /// Builds the harness of `target` (which must be one of the project's).
+    /// Builds the harness of `target` (which must be one of the project's)
+    /// in the project `located` ([`Self::locate`]: the project and the working directory).
     pub fn build(
-        (project, cwd): (FuzzProject, PathBuf),
+        located: (FuzzProject, PathBuf),
         target: &str,
         options: &ProjectOptions,
         limits: Limits,
         quiet: bool,
         interrupt: &Interrupt,
     ) -> Result<HarnessSetup, Failure> {
+        let (project, cwd) = located;
         project.target(target)?;
         let build = BuildOptions {
             flags: options.flags.clone(),
@@ -215,11 +217,12 @@ impl HarnessSetup {
     }
 
     fn libfuzzer_build(&self, running: RunningGroup) -> Result<LibFuzzerBuild, String> {
-        let (options, cwd) = (&self.options, self.cwd.as_path());
-        let profile = if options.flags.dev { "debug" } else { "release" };
+        let profile = if self.options.flags.dev { "debug" } else { "release" };
         let harness = &self.harness;
         let binary = harness.cargo_target_dir.join(&harness.host).join(profile).join(&self.target);
-        LibFuzzerBuild::start(&cargo_program(), (&self.project, &self.target), (options, cwd), binary, running)
+        let request =
+            BuildRequest { project: &self.project, target: &self.target, options: &self.options, cwd: &self.cwd };
+        LibFuzzerBuild::start(&cargo_program(), &request, binary, running)
     }
 }
 
@@ -236,4 +239,128 @@ pub struct LibFuzzerRequest<'a> {
     pub running: RunningGroup,
     /// Show cargo's progress.
     pub verbose: bool,
+}
+
+/// The parts that need no build: the messages, the command lines and the
+/// checks' early exits, on a set-up whose harness was never built; and the
+/// errors of a bad project or target, which come before any build. Building,
+/// starting fork servers, the cross-check itself and a successful `locate`
+/// (it sets the process-wide project root) are the integration tests' (`tests/`).
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::project::{Structure, Target};
+    use crate::signature::{Kind, Level, Signature};
+
+    /// A fuzz project in `dir` with targets `a` and `b`, as `locate` would read it.
+    fn project(dir: &Path) -> FuzzProject {
+        let target = |name: &str| Target { name: name.into(), path: dir.join(format!("fuzz_targets/{name}.rs")) };
+        FuzzProject {
+            fuzz_dir: dir.to_path_buf(),
+            manifest_path: dir.join("Cargo.toml"),
+            package: "p-fuzz".into(),
+            targets: vec![target("a"), target("b")],
+            workspace_root: dir.to_path_buf(),
+            cwd: dir.to_path_buf(),
+        }
+    }
+
+    /// A set-up of target `a` in `dir` whose harness (`dir/harness bin/a`) was never built.
+    fn setup(dir: &Path, options: ProjectOptions) -> HarnessSetup {
+        let binary = dir.join("harness bin/a");
+        let mut config = ForkServerConfig::new(&binary, Duration::from_secs(3));
+        config.rss_limit_mb = 512;
+        let harness = Harness {
+            binary,
+            target: "a".into(),
+            scratch_dir: dir.join("scratch"),
+            libfuzzer_sys: "0.4.9".into(),
+            structure: Structure::Off("a raw-bytes target".into()),
+            host: "x86_64-unknown-linux-gnu".into(),
+            cargo_target_dir: dir.join("target"),
+            duration: Duration::ZERO,
+        };
+        let (project, cwd) = (project(dir), dir.to_path_buf());
+        HarnessSetup { project, target: "a".into(), options, cwd, harness, config, libfuzzer_build: Mutex::new(None) }
+    }
+
+    #[test]
+    fn the_reproduce_line_is_cargo_fuzz_run_with_the_build_flags_and_the_absolute_result() {
+        let dir = tempfile::tempdir().unwrap();
+        let flags = crate::project::BuildFlags { dev: true, features: Some("x y".into()), ..Default::default() };
+        let options = ProjectOptions { fuzz_dir: Some("my fuzz".into()), flags, ..Default::default() };
+        let line = setup(dir.path(), options).reproduce_line(Path::new("out/r"));
+        let result = std::env::current_dir().unwrap().join("out/r");
+        assert_eq!(line, format!("cargo fuzz run --fuzz-dir 'my fuzz' --dev --features 'x y' a {}", result.display()));
+    }
+
+    #[test]
+    fn the_messages_name_the_harness_the_input_and_the_target() {
+        let dir = tempfile::tempdir().unwrap();
+        let setup = setup(dir.path(), ProjectOptions::default());
+        let harness = dir.path().join("harness bin/a");
+        assert_eq!(setup.run_line(Path::new("crash-1")), format!("'{}' crash-1", harness.display()));
+        let hint = setup.no_crash_hint();
+        assert!(hint.starts_with("Check that it is a crash of `a` and that the build options"), "{hint}");
+        assert!(hint.ends_with("minimize it with --exec and a `cargo fuzz build` binary."), "no sources: {hint}");
+        assert_eq!((setup.limits().timeout, setup.limits().rss_limit_mb), (Duration::from_secs(3), 512));
+    }
+
+    fn request<'a>(result: &'a Path, expected: &'a Signature) -> LibFuzzerRequest<'a> {
+        LibFuzzerRequest { result, expected, level: Level::Default, running: RunningGroup::default(), verbose: false }
+    }
+
+    #[test]
+    fn the_cross_check_is_skipped_without_a_build_when_turned_off_or_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let expected = Signature { kind: Kind::Timeout, location: None, message: None, raised_in: None };
+        let result = dir.path().join("r");
+        let off = setup(dir.path(), ProjectOptions { verify_libfuzzer: false, ..Default::default() });
+        let interrupt = Interrupt::default();
+        off.start_libfuzzer_build(&interrupt, true);
+        assert!(off.libfuzzer_build.lock().unwrap().is_none(), "no background build when turned off");
+        let check = off.check_with_libfuzzer(request(&result, &expected), &interrupt);
+        assert_eq!(check, LibFuzzerCheck::skipped("--no-verify-libfuzzer"));
+        let on = setup(dir.path(), ProjectOptions { verify_libfuzzer: true, ..Default::default() });
+        interrupt.raise();
+        assert_eq!(
+            on.check_with_libfuzzer(request(&result, &expected), &interrupt),
+            LibFuzzerCheck::skipped("interrupted")
+        );
+        assert!(!dir.path().join("target").exists(), "nothing was built");
+    }
+
+    #[test]
+    fn an_unknown_target_fails_before_any_build_and_lists_the_known_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits { timeout: Duration::from_secs(1), rss_limit_mb: 0 };
+        let located = (project(dir.path()), dir.path().to_path_buf());
+        let options = ProjectOptions::default();
+        let failure = HarnessSetup::build(located, "c", &options, limits, true, &Interrupt::default()).unwrap_err();
+        assert_eq!(failure.exit, Exit::BuildFailed);
+        let manifest = dir.path().join("Cargo.toml");
+        let expected = format!("no fuzz target named `c` in {}; the targets are: a, b", manifest.display());
+        assert_eq!(failure.error.to_string(), expected);
+        assert!(!dir.path().join("target").exists() && !dir.path().join("scratch").exists(), "nothing was built");
+    }
+
+    #[test]
+    fn a_fuzz_dir_that_is_no_cargo_fuzz_project_is_a_build_failure_that_says_what_it_lacks() {
+        let dir = tempfile::tempdir().unwrap();
+        let locate = |dir: &Path| {
+            let options = ProjectOptions { fuzz_dir: Some(dir.to_path_buf()), ..Default::default() };
+            let failure = HarnessSetup::locate(&options).unwrap_err();
+            (failure.exit, failure.error.to_string())
+        };
+        let (exit, message) = locate(dir.path());
+        assert_eq!(exit, Exit::BuildFailed);
+        let lacks =
+            format!("{} is not a cargo-fuzz project: it has no Cargo.toml; create one with", dir.path().display());
+        assert!(message.starts_with(&lacks), "{message}");
+        std::fs::write(dir.path().join("Cargo.toml"), "[package]\nname = \"p\"\n").unwrap();
+        let (_, message) = locate(dir.path());
+        assert!(message.contains("its Cargo.toml lacks `[package.metadata] cargo-fuzz = true`"), "{message}");
+    }
 }

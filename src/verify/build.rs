@@ -59,6 +59,19 @@ pub(crate) fn sanitizer_for(binary: Option<&[u8]>, harness: Sanitizer) -> (Sanit
     }
 }
 
+/// What the cross-check builds: the user's target, with their build options.
+#[derive(Clone, Copy, Debug)]
+pub struct BuildRequest<'a> {
+    /// The fuzz project.
+    pub project: &'a FuzzProject,
+    /// The fuzz target.
+    pub target: &'a str,
+    /// The user's build options.
+    pub options: &'a ProjectOptions,
+    /// The working directory (relative paths in the options are from it).
+    pub cwd: &'a Path,
+}
+
 /// A `cargo fuzz build` under way (or done).
 #[derive(Debug)]
 pub struct LibFuzzerBuild {
@@ -83,20 +96,20 @@ pub struct LibFuzzerBuild {
 }
 
 impl LibFuzzerBuild {
-    /// Starts `cargo fuzz build` for `target` with the user's build options
-    /// (`cargo` is the program: `$CARGO` or `cargo`) and the sanitizer of the
-    /// `binary` it already made, if any ([`sanitizer_for`]), its process
-    /// group published in `running` until it ends (Ctrl-C stops it); why
-    /// not, if it cannot start.
+    /// Starts `cargo fuzz build` for the `request`ed target with the user's
+    /// build options (`cargo` is the program: `$CARGO` or `cargo`) and the
+    /// sanitizer of the `binary` it already made, if any ([`sanitizer_for`]),
+    /// its process group published in `running` until it ends (Ctrl-C stops
+    /// it); why not, if it cannot start.
     pub fn start(
         cargo: &OsString,
-        (project, target): (&FuzzProject, &str),
-        (options, cwd): (&ProjectOptions, &Path),
+        request: &BuildRequest<'_>,
         binary: PathBuf,
         running: RunningGroup,
     ) -> Result<Self, String> {
-        let mut target_dir = options.target_dir.as_ref().map(|dir| cwd.join(dir));
-        let new_lockfile = Some(project.lockfile()).filter(|lock| !lock.exists());
+        let options = request.options;
+        let mut target_dir = options.target_dir.as_ref().map(|dir| request.cwd.join(dir));
+        let new_lockfile = Some(request.project.lockfile()).filter(|lock| !lock.exists());
         // Read once for both: the binary can be tens of megabytes.
         let existing_binary = mapped(&binary);
         let (sanitizer, existing) = sanitizer_for(existing_binary.as_deref(), options.flags.sanitizer);
@@ -105,8 +118,7 @@ impl LibFuzzerBuild {
         if let (Builder::Apart(_), Some((dir, apart))) = (&builder, apart(&binary)) {
             (target_dir, binary) = (Some(dir), apart);
         }
-        let mut command =
-            command((cargo, &builder), (project, target), (options, sanitizer), cwd, target_dir.as_deref());
+        let mut command = command(cargo, &builder, request, sanitizer, target_dir.as_deref());
         let line = command_line(&command);
         let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
         let output = |log: &File| log.try_clone().map(Stdio::from);
@@ -244,12 +256,13 @@ fn apart(binary: &Path) -> Option<(PathBuf, PathBuf)> {
 /// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`,
 /// with our cargo or under `rustup run TOOLCHAIN`.
 fn command(
-    (cargo, builder): (&OsString, &Builder),
-    (project, target): (&FuzzProject, &str),
-    (options, sanitizer): (&ProjectOptions, Sanitizer),
-    cwd: &Path,
+    cargo: &OsString,
+    builder: &Builder,
+    request: &BuildRequest<'_>,
+    sanitizer: Sanitizer,
     target_dir: Option<&Path>,
 ) -> Command {
+    let BuildRequest { project, target, options, cwd } = *request;
     let mut command = match builder {
         Builder::Rustup(toolchain) => {
             let mut command = Command::new("rustup");
@@ -322,14 +335,8 @@ mod tests {
         let (cargo, project) = fake_cargo(dir.path(), &format!("sleep 60 & echo $$ $! > {}; wait", pids.display()));
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
         let running = RunningGroup::default();
-        let build = LibFuzzerBuild::start(
-            &cargo,
-            (&project, "t"),
-            (&options, dir.path()),
-            dir.path().join("t"),
-            running.clone(),
-        )
-        .unwrap();
+        let request = BuildRequest { project: &project, target: "t", options: &options, cwd: dir.path() };
+        let build = LibFuzzerBuild::start(&cargo, &request, dir.path().join("t"), running.clone()).unwrap();
         assert!(running.load(Ordering::SeqCst) > 0, "the build's group is published");
         let started = (0..500).find_map(|_| {
             let text = std::fs::read_to_string(&pids).unwrap_or_default();
@@ -351,9 +358,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (cargo, project) = fake_cargo(dir.path(), "echo 'error: no such command: `fuzz`' >&2; exit 101");
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
+        let request = BuildRequest { project: &project, target: "t", options: &options, cwd: dir.path() };
         let start = || {
             let binary = dir.path().join("t");
-            LibFuzzerBuild::start(&cargo, (&project, "t"), (&options, dir.path()), binary, Default::default()).unwrap()
+            LibFuzzerBuild::start(&cargo, &request, binary, Default::default()).unwrap()
         };
         let reason = start().finish(|| true, false).unwrap_err();
         assert!(reason.contains("failed (exit status: 101)") && reason.contains("no such command"), "{reason}");
@@ -368,9 +376,10 @@ mod tests {
         let (cargo, project) =
             fake_cargo(dir.path(), &format!("echo new > {}/Cargo.lock; exit 1", dir.path().display()));
         let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), ..ProjectOptions::default() };
+        let request = BuildRequest { project: &project, target: "t", options: &options, cwd: dir.path() };
         let start = || {
             let binary = dir.path().join("t");
-            LibFuzzerBuild::start(&cargo, (&project, "t"), (&options, dir.path()), binary, Default::default()).unwrap()
+            LibFuzzerBuild::start(&cargo, &request, binary, Default::default()).unwrap()
         };
         let _ = start().finish(|| true, false);
         assert!(!project.lockfile().exists(), "the lockfile cargo wrote is gone");

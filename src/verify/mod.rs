@@ -27,7 +27,7 @@ use crate::signature::{Level, Signature};
 mod build;
 mod toolchain;
 
-pub use build::LibFuzzerBuild;
+pub use build::{BuildRequest, LibFuzzerBuild};
 
 /// The cross-check's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -412,7 +412,7 @@ impl ForkServerExecutor {
         let first_seq = self.staying.filter(|s| s.pid == pid).map_or(seq, |s| s.first_seq);
         self.last_child = Some(pid);
         self.config.running.store(pid, Ordering::SeqCst);
-        let status = match self.finished_status((seq, first_seq), pid, deadline, spin)? {
+        let status = match self.finished_status(seq, first_seq, pid, deadline, spin)? {
             Ok(status) => status,
             Err(why) => {
                 // The child dies with the server (PR_SET_PDEATHSIG); its group goes too.
@@ -483,14 +483,15 @@ impl ForkServerExecutor {
     /// names the request it was forked for (`first_seq`).
     fn finished_status(
         &mut self,
-        (seq, first_seq): (u32, u32),
+        seq: u32,
+        first_seq: u32,
         pid: i32,
         deadline: Instant,
         spin: Option<Instant>,
     ) -> anyhow::Result<Result<Status, String>> {
         let server = self.server.as_mut().context("no fork server is running")?;
         let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
-        let (finished, over_limit) = match wait_for_finished(&mut server.status, (deadline, spin), pid, limit_kib)? {
+        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, spin, pid, limit_kib)? {
             Waited::Response(response) => (response, false),
             Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
         };

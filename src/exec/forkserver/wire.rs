@@ -119,7 +119,8 @@ pub(super) enum Waited {
 /// a limit (`limit_kib` > 0).
 pub(super) fn wait_for_finished(
     status: &mut File,
-    (deadline, spin): (Instant, Option<Instant>),
+    deadline: Instant,
+    spin: Option<Instant>,
     pid: i32,
     limit_kib: u64,
 ) -> anyhow::Result<Waited> {

@@ -17,7 +17,7 @@ pub(crate) fn lower(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
     }
     let i = positions[chooser.choose(positions.len(), |p| text::rank(tc.bytes[positions[p]]) > 0)?];
     let exhaustive = sh.options().exhaustive_lowering;
-    lower_candidate(sh, (u64::from(text::rank(tc.bytes[i])), exhaustive), false, |r| {
+    lower_candidate(sh, u64::from(text::rank(tc.bytes[i])), exhaustive, false, |r| {
         let mut candidate = tc.bytes.clone();
         candidate[i] = text::of_rank(r as u8);
         candidate

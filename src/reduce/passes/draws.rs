@@ -167,7 +167,7 @@ fn lower_draw(
     } else if (2..current).contains(&free) && sh.consider_typed(build(free))? {
         free
     } else {
-        lower_candidate(sh, (current, sh.options().exhaustive_lowering), true, build)?
+        lower_candidate(sh, current, sh.options().exhaustive_lowering, true, build)?
     };
     // Zero, one and one less failed: half too, so none of the four values a
     // person would try first (0, 1, v/2, v-1) still crashes where the bug is

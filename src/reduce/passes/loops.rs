@@ -58,7 +58,7 @@ fn candidates(bytes: &[u8], p: usize) -> BTreeSet<Vec<u8>> {
     if byte > p && byte < bytes.len() {
         found.insert(with(&bytes[..=p], p..p + 1, &[p as u8]));
     } else if byte < p {
-        back(bytes, (byte, p), p, &mut found);
+        back(bytes, byte..p, p, &mut found);
     }
     let Some(start) = p.checked_sub(1) else { return found };
     let pair = u16::from_be_bytes([bytes[start], bytes[p]]);
@@ -74,7 +74,7 @@ fn candidates(bytes: &[u8], p: usize) -> BTreeSet<Vec<u8>> {
             continue;
         }
         if target < start {
-            back(bytes, (target, start), p, &mut found);
+            back(bytes, target..start, p, &mut found);
         }
         found.extend((0..start.min(EARLIEST)).step_by(4).map(at));
     }
@@ -84,12 +84,12 @@ fn candidates(bytes: &[u8], p: usize) -> BTreeSet<Vec<u8>> {
 /// Where a reference can stand first: after a header of at most this many bytes.
 const EARLIEST: usize = 32;
 
-/// Adds the candidates with `bytes[target..start]` deleted, where the
-/// reference from `start` to `p` points at `target`: with and without what
-/// follows it.
-fn back(bytes: &[u8], (target, start): (usize, usize), p: usize, found: &mut BTreeSet<Vec<u8>>) {
-    let moved = [&bytes[..target], &bytes[start..]].concat();
-    found.insert(moved[..target + p + 1 - start].to_vec());
+/// Adds the candidates with `bytes[deleted]` deleted, where the reference
+/// from `deleted.end` to `p` points at `deleted.start`: with and without
+/// what follows it.
+fn back(bytes: &[u8], deleted: std::ops::Range<usize>, p: usize, found: &mut BTreeSet<Vec<u8>>) {
+    let moved = [&bytes[..deleted.start], &bytes[deleted.end..]].concat();
+    found.insert(moved[..deleted.start + p + 1 - deleted.end].to_vec());
     found.insert(moved);
 }
 

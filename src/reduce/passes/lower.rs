@@ -59,7 +59,7 @@ pub(crate) fn bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepRes
     let by_value = sh.best().lowered_by_value();
     let i = chooser.choose(bytes.len(), |i| bytes[i] != 0 && !by_value[i])?;
     let exhaustive = sh.options().exhaustive_lowering;
-    lower_candidate(sh, (u64::from(bytes[i]), exhaustive), false, |v| {
+    lower_candidate(sh, u64::from(bytes[i]), exhaustive, false, |v| {
         let mut candidate = bytes.clone();
         candidate[i] = v as u8;
         candidate
@@ -80,7 +80,7 @@ pub(crate) fn equal_bytes(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> S
     }
     let groups: Vec<(u8, Vec<usize>)> = positions.into_iter().filter(|(_, p)| p.len() > 1).collect();
     let (value, group) = &groups[chooser.choose(groups.len(), |_| true)?];
-    lower_candidate(sh, (u64::from(*value), false), false, |v| {
+    lower_candidate(sh, u64::from(*value), false, false, |v| {
         let mut candidate = bytes.clone();
         for &i in group {
             candidate[i] = v as u8;
@@ -113,7 +113,7 @@ pub(crate) fn integers(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> Step
     let span = spans[chooser.choose(spans.len(), |_| true)?].clone();
     let width = span.len();
     let current = tc.bytes[span.clone()].iter().fold(0u64, |acc, &b| acc << 8 | u64::from(b));
-    lower_candidate(sh, (current, false), false, |v| {
+    lower_candidate(sh, current, false, false, |v| {
         let encoded = v.to_be_bytes();
         replace_ranges(&tc.bytes, &[(span.clone(), &encoded[8 - width..])])
     })

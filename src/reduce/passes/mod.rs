@@ -165,20 +165,32 @@ pub(crate) fn grow(sh: &mut Shrinker<'_>, build: impl Fn(usize) -> Option<Vec<u8
     })
 }
 
+/// How [`lower_value`] looks below the value it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Search {
+    /// Halves the distance between a value that failed and one that did not.
+    Halving,
+    /// Steps by geometric means ([`midpoint`]): a value needed small is
+    /// found in steps of its magnitude (decision 0022).
+    Geometric,
+    /// Tries every smaller value from the bottom, so the result is the least.
+    Exhaustive,
+}
+
 /// Lowers an unsigned value toward zero: tries zero, then one less, then
-/// searches between them ([`midpoint`]), so the result `v` has `try_value(0)` and
-/// `try_value(v - 1)` both false unless `v` is zero. With `exhaustive`, tries
-/// every smaller value from the bottom instead, so the result is the least.
+/// searches between them (`search`), so the result `v` has `try_value(0)` and
+/// `try_value(v - 1)` both false unless `v` is zero. [`Search::Exhaustive`]
+/// tries every smaller value from the bottom instead, so the result is the least.
 /// Each call also gets the value most likely tried next (for testing ahead).
 pub(crate) fn lower_value(
     current: u64,
-    (exhaustive, geometric): (bool, bool),
+    search: Search,
     mut try_value: impl FnMut(u64, Option<u64>) -> Result<bool, Halt>,
 ) -> Result<u64, Halt> {
     if current == 0 || try_value(0, (current > 1).then(|| current - 1))? {
         return Ok(0);
     }
-    if exhaustive {
+    if search == Search::Exhaustive {
         for v in 1..current {
             if try_value(v, (v + 1 < current).then_some(v + 1))? {
                 return Ok(v);
@@ -192,7 +204,7 @@ pub(crate) fn lower_value(
     // Invariant: `lo` was tried and failed; `hi` is interesting.
     let (mut lo, mut hi) = (0, current - 1);
     while lo + 1 < hi {
-        let split = |lo: u64, hi: u64| if geometric { midpoint(lo, hi) } else { lo + (hi - lo) / 2 };
+        let split = |lo: u64, hi: u64| if search == Search::Geometric { midpoint(lo, hi) } else { lo + (hi - lo) / 2 };
         let mid = split(lo, hi);
         if try_value(mid, (lo + 1 < mid).then(|| split(lo, mid)))? {
             hi = mid;
@@ -222,16 +234,25 @@ fn midpoint(lo: u64, hi: u64) -> u64 {
 }
 
 /// [`lower_value`] over candidates (from `current`, every value when
-/// `exhaustive`): `build(v)` is the input with the value `v`, tried with [`Shrinker::consider`] (`typed`: [`Shrinker::consider_typed`]).
+/// `exhaustive`): `build(v)` is the input with the value `v`, tried with [`Shrinker::consider`] (`typed`: [`Shrinker::consider_typed`],
+/// the search by geometric means).
 /// When the oracle tests several at once, each value is tested together with
 /// the one most likely tried next.
 pub(crate) fn lower_candidate(
     sh: &mut Shrinker<'_>,
-    (current, exhaustive): (u64, bool),
+    current: u64,
+    exhaustive: bool,
     typed: bool,
     build: impl Fn(u64) -> Vec<u8>,
 ) -> Result<u64, Halt> {
-    lower_value(current, (exhaustive, typed), |v, next| {
+    let search = if exhaustive {
+        Search::Exhaustive
+    } else if typed {
+        Search::Geometric
+    } else {
+        Search::Halving
+    };
+    lower_value(current, search, |v, next| {
         let candidate = build(v);
         if let Some(next) = next.filter(|_| sh.wants_prediction() > 0) {
             sh.hint(vec![candidate.clone(), build(next)], typed);
@@ -273,7 +294,7 @@ mod tests {
     #[test]
     fn lower_value_binary_searches_to_a_local_minimum() {
         let mut tried = Vec::new();
-        let found = lower_value(200, (false, false), |v, _| {
+        let found = lower_value(200, Search::Halving, |v, _| {
             tried.push(v);
             Ok(v >= 37)
         })
@@ -281,8 +302,8 @@ mod tests {
         assert_eq!(found, 37);
         assert!(tried.len() <= 10, "{tried:?}");
         assert!(tried.contains(&36));
-        assert_eq!(lower_value(200, (false, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
-        assert_eq!(lower_value(200, (true, false), |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
+        assert_eq!(lower_value(200, Search::Halving, |v, _| Ok(v == 5 || v == 200)).unwrap(), 200);
+        assert_eq!(lower_value(200, Search::Exhaustive, |v, _| Ok(v == 5 || v == 200)).unwrap(), 5);
     }
 
     /// A 64-bit value that must be at least `bound`: halving the value takes
@@ -290,17 +311,18 @@ mod tests {
     /// and then of the answer (a small answer is reached from below).
     #[test]
     fn the_geometric_search_finds_a_small_bound_in_steps_of_its_magnitude() {
-        for (bound, geometric, tests_range) in
-            [(5, false, 60..=70), (5, true, 4..=10), (3, true, 3..=6), (1_000_000, true, 20..=40)]
+        let (halving, geometric) = (Search::Halving, Search::Geometric);
+        for (bound, search, tests_range) in
+            [(5, halving, 60..=70), (5, geometric, 4..=10), (3, geometric, 3..=6), (1_000_000, geometric, 20..=40)]
         {
             let mut tests = 0;
-            let found = lower_value(u64::MAX / 3, (false, geometric), |v, _| {
+            let found = lower_value(u64::MAX / 3, search, |v, _| {
                 tests += 1;
                 Ok(v >= bound)
             })
             .unwrap();
             assert_eq!(found, bound);
-            assert!(tests_range.contains(&tests), "at least {bound}, geometric {geometric}: {tests} tests");
+            assert!(tests_range.contains(&tests), "at least {bound}, {search:?}: {tests} tests");
         }
         for (lo, hi) in [(0, 2), (0, u64::MAX), (u64::MAX - 2, u64::MAX), (100, 150), (63, 64 * 64)] {
             assert!((lo + 1..hi).contains(&midpoint(lo, hi)), "{lo}..{hi}");

@@ -9,7 +9,7 @@ use testkit::{Node, Op, Record, Recorded, Tree};
 
 /// Whether a case's predicate looks at decoded values or at raw bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// The predicate sees a value decoded by a testkit model; the oracle reports examples.
     Structured,
     /// The predicate sees bytes; no examples.
@@ -17,7 +17,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Structured => "structured",
             Kind::Unstructured => "unstructured",
@@ -26,13 +26,13 @@ impl Kind {
 }
 
 /// A predicate on bytes.
-pub type Predicate = Box<dyn Fn(&[u8]) -> bool>;
+pub(crate) type Predicate = Box<dyn Fn(&[u8]) -> bool>;
 
 /// An oracle that does not need to be mutable.
-pub type VerdictFn = Box<dyn Fn(&[u8]) -> Verdict>;
+pub(crate) type VerdictFn = Box<dyn Fn(&[u8]) -> Verdict>;
 
 /// One benchmark case.
-pub struct Case {
+pub(crate) struct Case {
     pub name: String,
     pub kind: Kind,
     /// Part of `--quick` (and of a `cargo test` run).
@@ -102,7 +102,7 @@ fn size_name(len: usize) -> String {
 }
 
 /// Every case, in table order.
-pub fn all() -> Vec<Case> {
+pub(crate) fn all() -> Vec<Case> {
     let cases = vec![
         ops_name_contains_boom(1, 100),
         ops_name_contains_boom(2, 16 * 1024),

@@ -14,7 +14,7 @@
 
 /// Reduces `input`, which must be interesting. Returns the result and the
 /// number of tests run, the initial one included.
-pub fn ddmin(input: &[u8], test: &mut dyn FnMut(&[u8]) -> bool) -> (Vec<u8>, u64) {
+pub(crate) fn ddmin(input: &[u8], test: &mut dyn FnMut(&[u8]) -> bool) -> (Vec<u8>, u64) {
     let mut tests = 1;
     assert!(test(input), "ddmin: the initial input is not interesting");
     let mut current = input.to_vec();

@@ -3,7 +3,7 @@
 use std::process::Command;
 
 /// Whether `cargo fuzz` runs, after installing it if it did not; says why not.
-pub fn ensure_installed() -> bool {
+pub(crate) fn ensure_installed() -> bool {
     if runs() {
         return true;
     }

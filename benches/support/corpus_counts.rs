@@ -5,14 +5,14 @@ use std::process::Command;
 use std::time::Duration;
 
 /// The host triple (`rustc -vV`), where `cargo fuzz build` puts its binaries.
-pub fn host_triple() -> String {
+pub(crate) fn host_triple() -> String {
     let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
     let text = String::from_utf8_lossy(&out.stdout);
     text.lines().find_map(|l| l.strip_prefix("host: ")).expect("a host line in rustc -vV").trim().to_owned()
 }
 
 /// The last lines of a process's stderr, for a note.
-pub fn tail(stderr: &[u8]) -> String {
+pub(crate) fn tail(stderr: &[u8]) -> String {
     let stderr = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = stderr.lines().rev().take(3).collect();
     lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
@@ -20,7 +20,7 @@ pub fn tail(stderr: &[u8]) -> String {
 
 /// Files and bytes under `dir`, recursively, as libFuzzer reads a corpus;
 /// files that go while it is counted (a run replacing them) are skipped.
-pub fn size(dir: &Path) -> (usize, u64) {
+pub(crate) fn size(dir: &Path) -> (usize, u64) {
     let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
     let mut total = (0, 0);
     for entry in entries.flatten() {
@@ -36,7 +36,7 @@ pub fn size(dir: &Path) -> (usize, u64) {
 }
 
 /// One side's new corpus: where, how large, how long it took.
-pub struct Minimized {
+pub(crate) struct Minimized {
     /// Its directory (`benches/corpus.rs` removes it once its row is measured).
     pub dir: PathBuf,
     pub files: usize,
@@ -46,7 +46,7 @@ pub struct Minimized {
 
 /// Every file of `corpus` copied into `copy` (created; it must not exist),
 /// for `cargo fuzz cmin`, which rewrites the directory it is given.
-pub fn copy_corpus(corpus: &Path, copy: &Path) {
+pub(crate) fn copy_corpus(corpus: &Path, copy: &Path) {
     std::fs::create_dir(copy).expect("create cmin's copy");
     for entry in std::fs::read_dir(corpus).expect("read the corpus") {
         let path = entry.expect("a corpus entry").path();
@@ -55,10 +55,10 @@ pub fn copy_corpus(corpus: &Path, copy: &Path) {
 }
 
 /// libFuzzer's coverage: (`cov:`, `ft:`) of the `INITED` line.
-pub type Counts = (u64, u64);
+pub(crate) type Counts = (u64, u64);
 
 /// `BINARY -runs=0 DIRS...`, run in `scratch` (an artifact, if any, lands there).
-pub fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
+pub(crate) fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, String> {
     let out = Command::new(binary)
         .current_dir(scratch)
         .arg("-runs=0")
@@ -77,7 +77,7 @@ pub fn counts(binary: &Path, dirs: &[&Path], scratch: &Path) -> Result<Counts, S
 }
 
 /// What libFuzzer counts in each corpus, and whether the original adds anything to ours.
-pub struct Libfuzzer {
+pub(crate) struct Libfuzzer {
     pub original: Result<Counts, String>,
     pub cmin: Result<Counts, String>,
     pub ours: Result<Counts, String>,
@@ -86,13 +86,13 @@ pub struct Libfuzzer {
 }
 
 impl Libfuzzer {
-    pub fn superset(&self) -> Result<bool, &String> {
+    pub(crate) fn superset(&self) -> Result<bool, &String> {
         Ok(self.both.as_ref()? == self.ours.as_ref()?)
     }
 
     /// Notes on the counts of corpus `name`: each count that failed, and
     /// (loudly) each corpus libFuzzer counts fewer features in than the original.
-    pub fn failures_and_losses(&self, name: &str) -> Vec<String> {
+    pub(crate) fn failures_and_losses(&self, name: &str) -> Vec<String> {
         let mut notes = Vec::new();
         let runs = [
             ("original", &self.original),
@@ -117,7 +117,7 @@ impl Libfuzzer {
 }
 
 /// 1234567 as "1,234,567".
-pub fn thousands(n: u64) -> String {
+pub(crate) fn thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {

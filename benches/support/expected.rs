@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 /// The subset of TOML that `expected.toml` uses: `key = "string"` and `key = 123`.
-pub fn parse_expected(text: &str) -> HashMap<String, String> {
+pub(crate) fn parse_expected(text: &str) -> HashMap<String, String> {
     text.lines()
         .map(str::trim)
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
@@ -13,7 +13,7 @@ pub fn parse_expected(text: &str) -> HashMap<String, String> {
 }
 
 /// A folder of `corpus-samples/`: its path, its `expected.toml`, its `crash-*` file.
-pub struct SampleDir {
+pub(crate) struct SampleDir {
     /// The folder.
     pub dir: std::path::PathBuf,
     /// Its `expected.toml`.
@@ -23,7 +23,7 @@ pub struct SampleDir {
 }
 
 /// Every folder of `root/corpus-samples` with an `expected.toml` and a `crash-*` file.
-pub fn sample_dirs(root: &std::path::Path) -> Vec<SampleDir> {
+pub(crate) fn sample_dirs(root: &std::path::Path) -> Vec<SampleDir> {
     std::fs::read_dir(root.join("corpus-samples"))
         .expect("read corpus-samples/")
         .map(|entry| entry.expect("a directory entry").path())

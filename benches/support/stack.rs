@@ -4,7 +4,7 @@ use std::os::unix::process::CommandExt;
 use std::process::Command;
 
 /// Runs `command` (and what it starts) with a main-thread stack of `kib` KiB.
-pub fn limit_stack(command: &mut Command, kib: Option<u64>) {
+pub(crate) fn limit_stack(command: &mut Command, kib: Option<u64>) {
     let Some(kib) = kib else { return };
     // SAFETY: setrlimit is async-signal-safe.
     unsafe {

@@ -2,7 +2,7 @@
 
 /// Prints `headers`, an alignment row (the first column left, the others
 /// right) and one row per item of `rows`, after a blank line.
-pub fn print(headers: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
+pub(crate) fn print(headers: &[&str], rows: impl IntoIterator<Item = Vec<String>>) {
     println!("\n| {} |", headers.join(" | "));
     let align: Vec<&str> = headers.iter().enumerate().map(|(i, _)| if i == 0 { "---" } else { "--:" }).collect();
     println!("|{}|", align.join("|"));

@@ -31,7 +31,7 @@ struct LenRead {
 
 /// `tc`'s bytes with `ranges` deleted: lengths respelled
 /// ([`delete_respelled`]) where there are any and they can be kept, else plainly.
-pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
+pub(crate) fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
     delete_respelled(tc, ranges).unwrap_or_else(|| delete_ranges(&tc.bytes, ranges))
 }
 
@@ -39,7 +39,7 @@ pub fn delete(tc: &TestCase, ranges: &[Range<usize>]) -> Vec<u8> {
 /// that survives them written to read what it read before. `None` when no
 /// length survives, or one cannot be kept: its value no longer fits what is
 /// left, or the deletion cuts through its field.
-pub fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
+pub(crate) fn delete_respelled(tc: &TestCase, ranges: &[Range<usize>]) -> Option<Vec<u8>> {
     let deleted = merged(ranges);
     let mut kept = Vec::new();
     for read in len_reads(&tc.bytes, &tc.draws)? {

@@ -8,19 +8,19 @@ fn cargo() -> std::ffi::OsString {
 }
 
 /// Whether `cargo fuzz` works here.
-pub fn installed() -> bool {
+pub(crate) fn installed() -> bool {
     Command::new(cargo()).args(["fuzz", "--version"]).output().is_ok_and(|o| o.status.success())
 }
 
 /// Fails the calling test, saying what to install, when `cargo fuzz` does
 /// not work here: a test that needs it never passes without running
 /// (`.ci/run` installs it).
-pub fn require() {
+pub(crate) fn require() {
     assert!(installed(), "this test needs cargo-fuzz: `cargo install cargo-fuzz --locked` (.ci/run installs it)");
 }
 
 /// The `cargo fuzz build --sanitizer none` binary of `target` in the cargo-fuzz project at `root`.
-pub fn binary(root: &Path, target: &str) -> PathBuf {
+pub(crate) fn binary(root: &Path, target: &str) -> PathBuf {
     let output = Command::new(cargo())
         .current_dir(root)
         .args(["fuzz", "build", "--sanitizer", "none", target])

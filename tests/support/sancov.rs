@@ -6,7 +6,7 @@ use std::process::Command;
 
 /// How many counters each function of `binary` has, by demangled name
 /// without hash (copies of one function under one name are summed).
-pub fn counters_per_function(binary: &Path) -> BTreeMap<String, usize> {
+pub(crate) fn counters_per_function(binary: &Path) -> BTreeMap<String, usize> {
     let functions = functions(binary);
     let mut counts = BTreeMap::new();
     for pc in pc_table(binary) {

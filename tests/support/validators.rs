@@ -15,11 +15,11 @@ use std::sync::Mutex;
 use serde_json::Value;
 
 /// The multitool's version, here and in `.ci/run`.
-pub const MULTITOOL_VERSION: &str = "5.7.0";
+pub(crate) const MULTITOOL_VERSION: &str = "5.7.0";
 
 /// Checks `path` against `docs/report.schema.json` with boon (draft 2020-12,
 /// format assertions on); panics with every violation.
-pub fn validate_report_json(path: &Path) {
+pub(crate) fn validate_report_json(path: &Path) {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/report.schema.json");
     let mut schemas = boon::Schemas::new();
     let mut compiler = boon::Compiler::new();
@@ -38,7 +38,7 @@ pub fn validate_report_json(path: &Path) {
 /// and GitHub's (`--rule-kind "Sarif;Gh"`). Fails on every error and warning
 /// and on every finding of a GitHub rule. (The multitool exits 0 whatever it
 /// finds: the findings are read from the SARIF log it writes.)
-pub fn validate_sarif(path: &Path) {
+pub(crate) fn validate_sarif(path: &Path) {
     let tool = multitool();
     let out_dir = tempfile::tempdir().expect("a temporary directory");
     let findings_path = out_dir.path().join("findings.sarif");

@@ -13,7 +13,7 @@ const MIN_SEED: usize = 24;
 
 /// What replaying one of a bug's artifacts must show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Expect {
+pub(crate) enum Expect {
     /// Exit 101 with a panic in this source file, at the location the bug's minimal input gives.
     Panic(&'static str),
     /// Killed by this signal.
@@ -26,7 +26,7 @@ pub enum Expect {
 
 /// One bug (or non-bug) of the `triage` target.
 #[derive(Debug)]
-pub struct Bug {
+pub(crate) struct Bug {
     /// The short name the manifest gives each of its files.
     pub name: &'static str,
     /// What a replay of its files must show.
@@ -46,7 +46,7 @@ macro_rules! sample {
 }
 
 /// The crash bugs, each with its own kind and location.
-pub const CRASHES: [Bug; 5] = [
+pub(crate) const CRASHES: [Bug; 5] = [
     Bug {
         name: "tlv-index",
         expect: Expect::Panic("crates/planted/src/tlv.rs"),
@@ -85,7 +85,7 @@ pub const CRASHES: [Bug; 5] = [
 ];
 
 /// The hang: rle's endless loop.
-pub const HANG: Bug = Bug {
+pub(crate) const HANG: Bug = Bug {
     name: "rle-hang",
     expect: Expect::Hang,
     parser: "rle",
@@ -94,12 +94,12 @@ pub const HANG: Bug = Bug {
 };
 
 /// A stale artifact: a valid TLV file that parses fine.
-pub const NO_CRASH: Bug =
+pub(crate) const NO_CRASH: Bug =
     Bug { name: "no-crash", expect: Expect::Clean, parser: "tlv", corpus: None, build: formats::tlv_valid };
 
 impl Bug {
     /// libFuzzer's file name prefix for it: `timeout` for a hang, `crash` for the rest.
-    pub fn prefix(&self) -> &'static str {
+    pub(crate) fn prefix(&self) -> &'static str {
         if self.expect == Expect::Hang {
             "timeout"
         } else {
@@ -108,7 +108,7 @@ impl Bug {
     }
 
     /// Its smallest hand-built input: the selector, the magic and the trigger.
-    pub fn minimal(&self) -> Vec<u8> {
+    pub(crate) fn minimal(&self) -> Vec<u8> {
         let mut input = vec![self.selector(&mut Rng::new(0), false)];
         input.extend((self.build)(&mut Rng::new(0), 0));
         input
@@ -145,7 +145,7 @@ impl Bug {
     }
 
     /// A candidate artifact: a seed with up to `max_mutations` fuzzer mutations (to be checked by a replay).
-    pub fn variant(&self, rng: &mut Rng, max_mutations: usize) -> Vec<u8> {
+    pub(crate) fn variant(&self, rng: &mut Rng, max_mutations: usize) -> Vec<u8> {
         let mut input = self.seed(rng);
         for _ in 0..rng.range(0, max_mutations) {
             mutate::mutate(rng, &mut input, KEEP);

@@ -74,7 +74,7 @@ impl Tlv {
 }
 
 /// A TLV file whose last `INDEX` chunk holds an index equal to its table's length (tlv's index panic).
-pub fn tlv_index(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn tlv_index(rng: &mut Rng, units: usize) -> Vec<u8> {
     let mut file = Tlv::new();
     let before = rng.range(0, units);
     for _ in 0..before {
@@ -94,7 +94,7 @@ pub fn tlv_index(rng: &mut Rng, units: usize) -> Vec<u8> {
 }
 
 /// A TLV file that parses: harmless chunks, then an `END` chunk (a stale artifact).
-pub fn tlv_valid(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn tlv_valid(rng: &mut Rng, units: usize) -> Vec<u8> {
     let mut file = Tlv::new();
     for _ in 0..units.max(1) {
         file.noise(rng, true);
@@ -113,7 +113,7 @@ fn image_frame(rng: &mut Rng, out: &mut Vec<u8>) {
 }
 
 /// Frames, then a `WIDE` frame whose area overflows u32 (image's overflow panic).
-pub fn image_overflow(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn image_overflow(rng: &mut Rng, units: usize) -> Vec<u8> {
     let mut out = image::MAGIC.to_vec();
     for _ in 0..units {
         image_frame(rng, &mut out);
@@ -149,7 +149,7 @@ fn vm_program(rng: &mut Rng, units: usize, trigger: &[u8]) -> Vec<u8> {
 }
 
 /// A program that frees a slot twice, or one never allocated (vm's abort).
-pub fn vm_double_free(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn vm_double_free(rng: &mut Rng, units: usize) -> Vec<u8> {
     let trigger = match rng.below(2) {
         0 => vec![vm::ALLOC, vm::DUP, vm::FREE, vm::FREE],
         _ => vec![vm::PUSH, rng.range(1, 15) as u8, vm::FREE],
@@ -158,7 +158,7 @@ pub fn vm_double_free(rng: &mut Rng, units: usize) -> Vec<u8> {
 }
 
 /// A program that writes through handle 0, the null slot (vm's wild write).
-pub fn vm_wild_write(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn vm_wild_write(rng: &mut Rng, units: usize) -> Vec<u8> {
     let (a, v) = (rng.range(1, 255) as u8, rng.byte());
     let trigger = match rng.below(2) {
         0 => vec![vm::PUSH, 0, vm::PUSH, v, vm::WRITE],
@@ -208,13 +208,13 @@ fn rle_stream(rng: &mut Rng, units: usize, trigger: &[u8]) -> Vec<u8> {
 }
 
 /// A stream with a `COPY` from distance 0 (rle's panic).
-pub fn rle_zero_distance(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn rle_zero_distance(rng: &mut Rng, units: usize) -> Vec<u8> {
     let trigger = [rle::COPY, 0, rng.range(1, 255) as u8];
     rle_stream(rng, units, &trigger)
 }
 
 /// A stream with a jump to itself, or a cycle of two jumps (rle's endless loop).
-pub fn rle_hang(rng: &mut Rng, units: usize) -> Vec<u8> {
+pub(crate) fn rle_hang(rng: &mut Rng, units: usize) -> Vec<u8> {
     let trigger = match rng.below(2) {
         0 => vec![rle::JUMP, 0],
         _ => vec![rle::JUMP, 2, rle::JUMP, (-2i8) as u8],

@@ -20,7 +20,7 @@ const UNMUTATED_TRIES: usize = 20;
 const MAX_MUTATIONS: usize = 3;
 
 /// Writes every artifact into `options.out`, calling `report(name, bug)` for each file written.
-pub fn all(options: &Options, mut report: impl FnMut(&str, &str)) -> Result<(), String> {
+pub(crate) fn all(options: &Options, mut report: impl FnMut(&str, &str)) -> Result<(), String> {
     fs::create_dir_all(&options.out).map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
     let scratch = std::env::temp_dir().join(format!("planted-artifacts-{}.candidate", std::process::id()));
     let mut generator = Generator { options, scratch, names: HashSet::new() };

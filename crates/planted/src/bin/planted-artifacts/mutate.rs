@@ -2,17 +2,17 @@
 
 /// A small seeded generator (SplitMix64): the same seed gives the same artifacts on every machine.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
     /// A generator for `seed`.
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed)
     }
 
     /// An independent generator for the stream called `name` (one per bug, so changing one
     /// bug's count leaves the others' files as they were).
-    pub fn stream(seed: u64, name: &str) -> Self {
+    pub(crate) fn stream(seed: u64, name: &str) -> Self {
         // FNV-1a of the name, mixed into the seed.
         let hash =
             name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
@@ -22,7 +22,7 @@ impl Rng {
     }
 
     /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -31,39 +31,39 @@ impl Rng {
     }
 
     /// A number in `0..n` (`n` > 0).
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
 
     /// A number in `low..=high`.
-    pub fn range(&mut self, low: usize, high: usize) -> usize {
+    pub(crate) fn range(&mut self, low: usize, high: usize) -> usize {
         low + self.below(high - low + 1)
     }
 
     /// A number spread evenly over orders of magnitude: below `2^k` for a random `k` up to `max_bits`.
-    pub fn log_uniform(&mut self, max_bits: usize) -> usize {
+    pub(crate) fn log_uniform(&mut self, max_bits: usize) -> usize {
         let bits = self.below(max_bits + 1);
         self.below(1 << bits)
     }
 
     /// A random byte.
-    pub fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         self.next_u64() as u8
     }
 
     /// `n` random bytes.
-    pub fn bytes(&mut self, n: usize) -> Vec<u8> {
+    pub(crate) fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.byte()).collect()
     }
 
     /// True one time in `n`.
-    pub fn one_in(&mut self, n: usize) -> bool {
+    pub(crate) fn one_in(&mut self, n: usize) -> bool {
         self.below(n) == 0
     }
 }
 
 /// `len` bytes of the kinds of junk a fuzzer leaves behind: random bytes, runs of one byte, text.
-pub fn noise(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn noise(rng: &mut Rng, len: usize) -> Vec<u8> {
     match rng.below(4) {
         0 => vec![rng.byte(); len],
         1 => (0..len).map(|_| b"abcdefghijklmnopqrstuvwxyz0123456789 \n"[rng.below(38)]).collect(),
@@ -73,7 +73,7 @@ pub fn noise(rng: &mut Rng, len: usize) -> Vec<u8> {
 }
 
 /// One random mutation of `data`, leaving its first `keep` bytes (selector and magic) alone.
-pub fn mutate(rng: &mut Rng, data: &mut Vec<u8>, keep: usize) {
+pub(crate) fn mutate(rng: &mut Rng, data: &mut Vec<u8>, keep: usize) {
     let keep = keep.min(data.len());
     let len = data.len();
     let at = rng.range(keep, len);

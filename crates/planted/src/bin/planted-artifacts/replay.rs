@@ -8,7 +8,7 @@ use std::time::Duration;
 
 /// What a replay did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// It exited with this code; a panic's location when its stderr names one.
     Exit { code: i32, panic_at: Option<String> },
     /// A signal killed it.
@@ -18,7 +18,7 @@ pub enum Outcome {
 }
 
 /// Runs `replay triage file`; `Err` only when the child cannot be started or waited for.
-pub fn run(replay: &Path, file: &Path, limit: Duration) -> Result<Outcome, String> {
+pub(crate) fn run(replay: &Path, file: &Path, limit: Duration) -> Result<Outcome, String> {
     let mut child = Command::new(replay)
         .arg("triage")
         .arg(file)
@@ -60,7 +60,7 @@ fn classify(status: std::process::ExitStatus, stderr: &str) -> Outcome {
 }
 
 /// The `file:line:col` of a panic message (`thread 'x' panicked at src/a.rs:1:2:`).
-pub fn panic_location(stderr: &str) -> Option<&str> {
+pub(crate) fn panic_location(stderr: &str) -> Option<&str> {
     let line = stderr.lines().find(|line| line.contains(" panicked at "))?;
     let (_, rest) = line.split_once(" panicked at ")?;
     Some(rest.trim_end().trim_end_matches(':'))

@@ -1,7 +1,7 @@
 //! SHA-1 of a file's contents, for libFuzzer's artifact names (`crash-<sha1>`); the planted crate has no dependencies.
 
 /// The SHA-1 of `data` as 40 lowercase hex digits (FIPS 180-4, section 6.1).
-pub fn hex(data: &[u8]) -> String {
+pub(crate) fn hex(data: &[u8]) -> String {
     let mut state: [u32; 5] = [0x6745_2301, 0xefcd_ab89, 0x98ba_dcfe, 0x1032_5476, 0xc3d2_e1f0];
     let mut message = data.to_vec();
     message.push(0x80);

@@ -23,7 +23,7 @@ macro_rules! parser {
 }
 
 /// `triage`, then its parsers as targets of their own.
-pub const TARGETS: [Target; 5] = [
+pub(crate) const TARGETS: [Target; 5] = [
     Target {
         name: "triage",
         about: "a selector byte for tlv, image, vm or rle, then that parser's input",

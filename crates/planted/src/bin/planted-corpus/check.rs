@@ -4,7 +4,7 @@ use std::panic::{self, UnwindSafe};
 
 /// What running one candidate showed.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// It returned; what it did (`ok`, a rejection's message, the branches it took), for the summary.
     Runs(String),
     /// It panicked, with this message: a crash under the fuzzer.
@@ -14,12 +14,12 @@ pub enum Verdict {
 }
 
 /// Panics are expected (they are how a candidate is found to crash): no message for each.
-pub fn silence_panics() {
+pub(crate) fn silence_panics() {
     panic::set_hook(Box::new(|_| {}));
 }
 
 /// Runs `f`, turning a panic into [`Verdict::Panics`].
-pub fn catching(f: impl FnOnce() -> Verdict + UnwindSafe) -> Verdict {
+pub(crate) fn catching(f: impl FnOnce() -> Verdict + UnwindSafe) -> Verdict {
     panic::catch_unwind(f).unwrap_or_else(|payload| {
         let message = payload
             .downcast_ref::<&str>()
@@ -31,7 +31,7 @@ pub fn catching(f: impl FnOnce() -> Verdict + UnwindSafe) -> Verdict {
 }
 
 /// The outcome of a target that returns a planted `Result`: `ok`, or the rejection's message.
-pub fn outcome<T>(result: planted::Result<T>) -> Verdict {
+pub(crate) fn outcome<T>(result: planted::Result<T>) -> Verdict {
     Verdict::Runs(match result {
         Ok(_) => "ok".to_string(),
         Err(error) => error.0.to_string(),

@@ -23,7 +23,7 @@ const SLACK: usize = 64;
 
 /// An input being written for `arbitrary`, front and back.
 #[derive(Debug)]
-pub struct Encoder {
+pub(crate) struct Encoder {
     /// The whole input's length.
     len: usize,
     /// What the front is read as, in order.
@@ -39,18 +39,18 @@ pub struct Encoder {
 
 impl Encoder {
     /// An encoder for an input of exactly `len` bytes.
-    pub fn new(len: usize, rng: &mut Rng) -> Self {
+    pub(crate) fn new(len: usize, rng: &mut Rng) -> Self {
         let slack = SLACK.min(len / 4);
         Encoder { len, front: Vec::new(), back: Vec::new(), back_len: 0, slack, rng: Rng::new(rng.next_u64()) }
     }
 
     /// Bytes not yet read from either end.
-    pub fn remaining(&self) -> usize {
+    pub(crate) fn remaining(&self) -> usize {
         self.len - self.front.len() - self.back_len
     }
 
     /// Whether there is room for another element (and the closing booleans after it).
-    pub fn room(&self) -> bool {
+    pub(crate) fn room(&self) -> bool {
         self.remaining() > self.slack
     }
 
@@ -61,33 +61,33 @@ impl Encoder {
     }
 
     /// A `u8`.
-    pub fn u8(&mut self, value: u8) {
+    pub(crate) fn u8(&mut self, value: u8) {
         self.front(&[value]);
     }
 
     /// A `u16`.
-    pub fn u16(&mut self, value: u16) {
+    pub(crate) fn u16(&mut self, value: u16) {
         self.front(&value.to_le_bytes());
     }
 
     /// An `i16`.
-    pub fn i16(&mut self, value: i16) {
+    pub(crate) fn i16(&mut self, value: i16) {
         self.front(&value.to_le_bytes());
     }
 
     /// A `u32`.
-    pub fn u32(&mut self, value: u32) {
+    pub(crate) fn u32(&mut self, value: u32) {
         self.front(&value.to_le_bytes());
     }
 
     /// A `bool` (the other seven bits of its byte are noise).
-    pub fn bool(&mut self, value: bool) {
+    pub(crate) fn bool(&mut self, value: bool) {
         let noise = self.rng.byte() & !1;
         self.u8(noise | u8::from(value));
     }
 
     /// Variant `index` of an enum with `count` variants: any `u32` in the variant's share of the range.
-    pub fn variant(&mut self, index: usize, count: usize) {
+    pub(crate) fn variant(&mut self, index: usize, count: usize) {
         let (index, count) = (index as u64, count as u64);
         let low = (index << 32).div_ceil(count);
         let high = ((index + 1) << 32).div_ceil(count);
@@ -96,7 +96,7 @@ impl Encoder {
     }
 
     /// A `String`: the longest prefix of `text` that leaves `slack / 2` bytes, which it returns.
-    pub fn string(&mut self, text: &str) -> String {
+    pub(crate) fn string(&mut self, text: &str) -> String {
         let left = self.remaining();
         let cap = left.saturating_sub(self.slack / 2 + 4);
         let mut end = text.len().min(cap);
@@ -111,7 +111,7 @@ impl Encoder {
     }
 
     /// The input: the front, noise where nothing is read, the length fields last read first.
-    pub fn finish(mut self) -> Vec<u8> {
+    pub(crate) fn finish(mut self) -> Vec<u8> {
         let gap = self.remaining();
         let mut out = std::mem::take(&mut self.front);
         out.extend(mutate::noise(&mut self.rng, gap));

@@ -14,7 +14,7 @@ const TRIES: usize = 1000;
 
 /// A candidate that passed: its bytes, what running it did, whether it was mutated.
 #[derive(Debug)]
-pub struct Kept {
+pub(crate) struct Kept {
     /// The input.
     pub data: Vec<u8>,
     /// What running it did (the verdict's description).
@@ -24,7 +24,7 @@ pub struct Kept {
 }
 
 /// Writes `options.count` files into `options.out`, calling `report(name, len)` for each; the tallies.
-pub fn corpus(options: &Options, mut report: impl FnMut(&str, usize)) -> Result<Summary, String> {
+pub(crate) fn corpus(options: &Options, mut report: impl FnMut(&str, usize)) -> Result<Summary, String> {
     fs::create_dir_all(&options.out).map_err(|e| format!("cannot create {}: {e}", options.out.display()))?;
     let mut rng = Rng::stream(options.seed, options.target.name);
     let mut names = HashSet::new();

@@ -12,7 +12,7 @@
 use planted::{rle, triage, vm};
 
 /// Why `data`, given to the parser called `parser`, must not be run; None when it is safe.
-pub fn check(parser: &str, data: &[u8]) -> Option<&'static str> {
+pub(crate) fn check(parser: &str, data: &[u8]) -> Option<&'static str> {
     match parser {
         "vm" => vm_fault(data),
         "rle" => rle_loop(data),
@@ -21,7 +21,7 @@ pub fn check(parser: &str, data: &[u8]) -> Option<&'static str> {
 }
 
 /// [`check`] for the `triage` target: the parser its first byte picks, on the rest.
-pub fn triage(data: &[u8]) -> Option<&'static str> {
+pub(crate) fn triage(data: &[u8]) -> Option<&'static str> {
     let (&selector, rest) = data.split_first()?;
     check(triage::parser(selector).name, rest)
 }

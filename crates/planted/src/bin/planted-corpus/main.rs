@@ -41,7 +41,7 @@ mod sha1;
 // `arbitrary`'s layout rules, from their one home (the protocol crate, which
 // this package does not depend on: `fuzz/` builds it beside the harness's own copy).
 #[cfg(feature = "arbitrary")]
-#[allow(dead_code)]
+#[allow(dead_code, unreachable_pub)]
 #[path = "../../../../protocol/src/layout.rs"]
 mod layout;
 
@@ -79,18 +79,18 @@ targets:",
 
 /// The validated arguments.
 #[derive(Debug)]
-pub struct Options {
+pub(crate) struct Options {
     /// The fuzz target.
-    pub target: &'static Target,
+    pub(crate) target: &'static Target,
     /// Where the files go (created if missing).
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Files to write.
-    pub count: usize,
+    pub(crate) count: usize,
     /// The random seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// Each file's length is within these bounds.
-    pub min_len: usize,
-    pub max_len: usize,
+    pub(crate) min_len: usize,
+    pub(crate) max_len: usize,
 }
 
 fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Options, String> {

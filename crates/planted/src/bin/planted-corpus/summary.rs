@@ -7,7 +7,7 @@ use crate::generate::Kept;
 
 /// What a run wrote and dropped.
 #[derive(Debug, Default)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Files written.
     pub files: usize,
     /// Their total length.
@@ -33,7 +33,7 @@ pub struct Summary {
 
 impl Summary {
     /// Counts a file written.
-    pub fn keep(&mut self, kept: &Kept) {
+    pub(crate) fn keep(&mut self, kept: &Kept) {
         let len = kept.data.len();
         self.files += 1;
         self.bytes += len;
@@ -44,7 +44,7 @@ impl Summary {
     }
 
     /// Counts a candidate that panicked, grouped by its message with the numbers masked.
-    pub fn panicked(&mut self, message: &str) {
+    pub(crate) fn panicked(&mut self, message: &str) {
         let mut masked = String::new();
         let mut in_word = false;
         for c in message.chars() {

@@ -5,29 +5,29 @@ use crate::mutate::Rng;
 
 /// One fuzz target of `fuzz/fuzz_targets/`.
 #[derive(Debug)]
-pub struct Target {
+pub(crate) struct Target {
     /// The fuzz target's name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What its inputs look like, for `--help`.
-    pub about: &'static str,
+    pub(crate) about: &'static str,
     /// Draws an input of at most about the given length.
-    pub draw: fn(&mut Rng, usize) -> Vec<u8>,
+    pub(crate) draw: fn(&mut Rng, usize) -> Vec<u8>,
     /// Runs an input in-process as the fuzz target does.
-    pub run: fn(&[u8]) -> Verdict,
+    pub(crate) run: fn(&[u8]) -> Verdict,
     /// Leading bytes a mutation leaves alone (the selector and the magic: changing them only gets an input rejected).
-    pub keep: usize,
+    pub(crate) keep: usize,
 }
 
 /// The typed targets, which need the `arbitrary` feature.
-pub const TYPED: [&str; 3] = ["scene", "config", "commands"];
+pub(crate) const TYPED: [&str; 3] = ["scene", "config", "commands"];
 
 /// Every target this build can make corpora for.
-pub fn all() -> impl Iterator<Item = &'static Target> {
+pub(crate) fn all() -> impl Iterator<Item = &'static Target> {
     crate::bytes::TARGETS.iter().chain(typed())
 }
 
 /// The target called `name`.
-pub fn find(name: &str) -> Option<&'static Target> {
+pub(crate) fn find(name: &str) -> Option<&'static Target> {
     all().find(|target| target.name == name)
 }
 

@@ -7,7 +7,7 @@ const ODD: [&str; 16] =
     ["é", "ß", "ü", "Ω", "→", "日本", "語", "🦀", "\u{0}", "\t", "\n", " ", "-", ".", "\u{feff}", "∑"];
 
 /// A string of at most `max` bytes (UTF-8), its length spread over orders of magnitude.
-pub fn text(rng: &mut Rng, max: usize) -> String {
+pub(crate) fn text(rng: &mut Rng, max: usize) -> String {
     let target = rng.log_uniform(7).min(max);
     let mut out = String::new();
     while out.len() < target {
@@ -25,7 +25,7 @@ pub fn text(rng: &mut Rng, max: usize) -> String {
 }
 
 /// A lowercase word of 1 to 12 letters.
-pub fn word(rng: &mut Rng) -> String {
+pub(crate) fn word(rng: &mut Rng) -> String {
     let len = rng.range(1, 12);
     (0..len).map(|_| char::from(b'a' + rng.below(26) as u8)).collect()
 }

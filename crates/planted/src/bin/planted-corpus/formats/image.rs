@@ -12,7 +12,7 @@ const HEADER: usize = 10;
 const CUT: usize = 10;
 
 /// An IMG1 file of at most `len` bytes.
-pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut frames = Frames(image::MAGIC.to_vec());
     if fill::<4>(rng, &mut frames, len, CUT, HEADER + 8) {
         cut(rng, &mut frames.0);

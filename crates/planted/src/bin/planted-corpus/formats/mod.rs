@@ -7,15 +7,15 @@
 //! there, and what follows is never read, as in a fuzzer's corpus. None holds
 //! a planted bug's trigger; the generator checks that anyway.
 
-pub mod image;
-pub mod rle;
-pub mod tlv;
-pub mod vm;
+pub(crate) mod image;
+pub(crate) mod rle;
+pub(crate) mod tlv;
+pub(crate) mod vm;
 
 use crate::mutate::Rng;
 
 /// The parser called `parser`'s input (magic included) of at most about `len` bytes.
-pub fn draw(parser: &str, rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn draw(parser: &str, rng: &mut Rng, len: usize) -> Vec<u8> {
     match parser {
         "tlv" => tlv::draw(rng, len),
         "image" => image::draw(rng, len),
@@ -26,7 +26,7 @@ pub fn draw(parser: &str, rng: &mut Rng, len: usize) -> Vec<u8> {
 }
 
 /// An input being written record by record, by [`fill`].
-pub trait Records {
+pub(crate) trait Records {
     /// Bytes written so far.
     fn written(&self) -> usize;
     /// A record the parser accepts, of `kind`, at most `room` bytes long.
@@ -38,7 +38,7 @@ pub trait Records {
 /// Writes `records` until fewer than `ending + least` bytes of `len` are left: records of `N` kinds in the input's
 /// own [`mix`], and the rejected one at its [`break_point`]. Returns whether the input is to end cut off mid-record
 /// (its break point lay past the last record); `room` leaves `ending` bytes for that.
-pub fn fill<const N: usize>(
+pub(crate) fn fill<const N: usize>(
     rng: &mut Rng,
     records: &mut impl Records,
     len: usize,
@@ -74,14 +74,14 @@ fn break_point(rng: &mut Rng, len: usize) -> Option<usize> {
 }
 
 /// An input's mix of record kinds: a weight from 0 to 4 for each of `N` kinds, one at least 1.
-pub fn mix<const N: usize>(rng: &mut Rng) -> [usize; N] {
+pub(crate) fn mix<const N: usize>(rng: &mut Rng) -> [usize; N] {
     let mut weights = std::array::from_fn(|_| rng.below(5));
     weights[rng.below(N)] += 1;
     weights
 }
 
 /// A kind drawn by its weight in `weights` (which do not sum to 0).
-pub fn pick(rng: &mut Rng, weights: &[usize]) -> usize {
+pub(crate) fn pick(rng: &mut Rng, weights: &[usize]) -> usize {
     let mut at = rng.below(weights.iter().sum());
     for (kind, &weight) in weights.iter().enumerate() {
         if at < weight {
@@ -95,7 +95,7 @@ pub fn pick(rng: &mut Rng, weights: &[usize]) -> usize {
 /// The outcomes of 300 inputs for the parser called `parser`, of `min_len` to 4096 bytes, each checked to stay within
 /// its length and to pass the guard.
 #[cfg(test)]
-pub fn outcomes(parser: &str, seed: u64, min_len: usize) -> std::collections::BTreeSet<&'static str> {
+pub(crate) fn outcomes(parser: &str, seed: u64, min_len: usize) -> std::collections::BTreeSet<&'static str> {
     let run = planted::target(parser).expect("a planted raw-bytes target").run;
     let mut rng = Rng::new(seed);
     let mut outcomes = std::collections::BTreeSet::new();

@@ -20,7 +20,7 @@ struct Stream {
 }
 
 /// An RLE1 stream of at most `len` bytes.
-pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut stream = Stream { out: rle::MAGIC.to_vec(), produced: 0 };
     if fill::<5>(rng, &mut stream, len, ENDING, 16) {
         stream.cut(rng);

@@ -18,7 +18,7 @@ struct File {
 }
 
 /// A TLV1 file of at most `len` bytes.
-pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let mut file = File { out: tlv::MAGIC.to_vec(), table: None, sum: 0 };
     if fill::<6>(rng, &mut file, len, ENDING, 8) {
         file.cut(rng);

@@ -17,7 +17,7 @@ const SNIPPET: usize = 64;
 const ENDING: usize = 2 * 65;
 
 /// A VM01 program of at most `len` bytes.
-pub fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
+pub(crate) fn draw(rng: &mut Rng, len: usize) -> Vec<u8> {
     let held = rng.below(HELD + 1);
     let mut program = Program { out: [&vm::MAGIC[..], &vec![vm::ALLOC; held]].concat(), held };
     if fill::<9>(rng, &mut program, len, ENDING, SNIPPET) {

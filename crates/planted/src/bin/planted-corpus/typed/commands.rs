@@ -31,7 +31,7 @@ struct Model {
 }
 
 /// An input of exactly `len` bytes and the program `arbitrary` reads from it.
-pub fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Vec<Op>) {
+pub(crate) fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Vec<Op>) {
     let weights = mix::<6>(rng);
     let level = if rng.one_in(6) { MAX_STACK + 1 } else { rng.range(0, 40) };
     let mut model = Model { height: 0, level, errors: rng.one_in(2) };
@@ -125,7 +125,7 @@ fn pushes(name: &str, args: &[i16], height: usize) -> bool {
 }
 
 /// The fuzz target on `data`: decode, then run the program; the outcome is the rejection, or `ok` and its length.
-pub fn run(data: &[u8]) -> Verdict {
+pub(crate) fn run(data: &[u8]) -> Verdict {
     run_decoded(data, |program: Vec<Op>| {
         Verdict::Runs(match interpret(&program) {
             Ok(_) => format!("ok: {} commands", bucket(program.len())),

@@ -14,7 +14,7 @@ use crate::mutate::Rng;
 use crate::text::{text, word};
 
 /// An input of exactly `len` bytes and the configuration `arbitrary` reads from it.
-pub fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Config) {
+pub(crate) fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Config) {
     let mut enc = Encoder::new(len, rng);
     let name = enc.string(&text(rng, 64));
     let wanted = if rng.one_in(20) { rng.range(65, 80) } else { rng.below(65) };
@@ -71,7 +71,7 @@ fn port(rng: &mut Rng, usual: usize) -> u16 {
 }
 
 /// The fuzz target on `data`: decode, then `validate`; the outcome is the rejection, or how many hosts use TLS.
-pub fn run(data: &[u8]) -> Verdict {
+pub(crate) fn run(data: &[u8]) -> Verdict {
     run_decoded(data, |config: Config| {
         Verdict::Runs(match validate(&config) {
             Ok(endpoints) => {

@@ -6,9 +6,9 @@
 //! elements, how nested, how often the interesting values come up), so the
 //! corpus holds values of very different shapes.
 
-pub mod commands;
-pub mod config;
-pub mod scene;
+pub(crate) mod commands;
+pub(crate) mod config;
+pub(crate) mod scene;
 
 use std::panic::UnwindSafe;
 
@@ -19,7 +19,7 @@ use crate::encode::Encoder;
 use crate::targets::Target;
 
 /// The typed targets.
-pub const TARGETS: [Target; 3] = [
+pub(crate) const TARGETS: [Target; 3] = [
     Target {
         name: "scene",
         about: "a title and layers of fills, texts and nested groups under every blend",
@@ -45,7 +45,7 @@ pub const TARGETS: [Target; 3] = [
 
 /// `data` decoded as `fuzz_target!` decodes its argument: too short for the type's size hint, or an
 /// `arbitrary` error, is a rejection (the message).
-pub fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Result<T, String> {
+pub(crate) fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Result<T, String> {
     if data.len() < T::size_hint(0).0 {
         return Err("shorter than the type's size hint".to_string());
     }
@@ -53,7 +53,10 @@ pub fn decode<T: for<'a> Arbitrary<'a>>(data: &[u8]) -> Result<T, String> {
 }
 
 /// A typed fuzz target's run on `data`, under `catch_unwind`: [`decode`]d (a rejection is the outcome), then `then`.
-pub fn run_decoded<T: for<'a> Arbitrary<'a>>(data: &[u8], then: impl FnOnce(T) -> Verdict + UnwindSafe) -> Verdict {
+pub(crate) fn run_decoded<T: for<'a> Arbitrary<'a>>(
+    data: &[u8],
+    then: impl FnOnce(T) -> Verdict + UnwindSafe,
+) -> Verdict {
     check::catching(|| match decode::<T>(data) {
         Ok(value) => then(value),
         Err(why) => Verdict::Runs(why),
@@ -61,7 +64,7 @@ pub fn run_decoded<T: for<'a> Arbitrary<'a>>(data: &[u8], then: impl FnOnce(T) -
 }
 
 /// A count as an order of magnitude, for the summary: `0`, `1`, `2-9`, `10-99`, `100+`.
-pub fn bucket(n: usize) -> &'static str {
+pub(crate) fn bucket(n: usize) -> &'static str {
     match n {
         0 => "0",
         1 => "1",
@@ -72,7 +75,7 @@ pub fn bucket(n: usize) -> &'static str {
 }
 
 /// A `Vec` of up to `wanted` elements (fewer when the input is full), each written by `element`.
-pub fn list<T>(enc: &mut Encoder, wanted: usize, mut element: impl FnMut(&mut Encoder) -> T) -> Vec<T> {
+pub(crate) fn list<T>(enc: &mut Encoder, wanted: usize, mut element: impl FnMut(&mut Encoder) -> T) -> Vec<T> {
     let mut items = Vec::new();
     while items.len() < wanted && enc.room() {
         enc.bool(true);
@@ -84,7 +87,7 @@ pub fn list<T>(enc: &mut Encoder, wanted: usize, mut element: impl FnMut(&mut En
 
 /// What the typed generators' tests check of each: values read back as written, and the outcomes they reach.
 #[cfg(test)]
-pub mod checks {
+pub(crate) mod checks {
     use std::collections::BTreeSet;
     use std::fmt::Debug;
 
@@ -95,10 +98,10 @@ pub mod checks {
     use crate::mutate::Rng;
 
     /// A generator: an input of exactly the given length, and the value `arbitrary` reads from it.
-    pub type Build<T> = fn(&mut Rng, usize) -> (Vec<u8>, T);
+    pub(crate) type Build<T> = fn(&mut Rng, usize) -> (Vec<u8>, T);
 
     /// `arbitrary` reads back the value `build` wrote, `per_len` times for each length in `lens`.
-    pub fn assert_read_back<T>(seed: u64, lens: &[usize], per_len: usize, build: Build<T>)
+    pub(crate) fn assert_read_back<T>(seed: u64, lens: &[usize], per_len: usize, build: Build<T>)
     where
         T: for<'a> Arbitrary<'a> + PartialEq + Debug,
     {
@@ -113,7 +116,7 @@ pub mod checks {
     }
 
     /// The outcomes of `count` inputs of 1 to 8 KiB from `build`, run by `run`; each must run (no panic, nothing unsafe).
-    pub fn outcomes<T>(seed: u64, count: usize, build: Build<T>, run: fn(&[u8]) -> Verdict) -> BTreeSet<String> {
+    pub(crate) fn outcomes<T>(seed: u64, count: usize, build: Build<T>, run: fn(&[u8]) -> Verdict) -> BTreeSet<String> {
         let mut rng = Rng::new(seed);
         let mut outcomes = BTreeSet::new();
         for _ in 0..count {

@@ -35,7 +35,7 @@ struct Style {
 }
 
 /// An input of exactly `len` bytes and the scene `arbitrary` reads from it.
-pub fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Scene) {
+pub(crate) fn build(rng: &mut Rng, len: usize) -> (Vec<u8>, Scene) {
     let style = Style {
         ops: rng.range(2, 24),
         groups: rng.range(2, 8),
@@ -108,7 +108,7 @@ fn text_op(enc: &mut Encoder, rng: &mut Rng, style: &Style) -> Op {
 }
 
 /// The fuzz target on `data`: decode, then `render`; the outcome names the scene's shape.
-pub fn run(data: &[u8]) -> Verdict {
+pub(crate) fn run(data: &[u8]) -> Verdict {
     run_decoded(data, |scene: Scene| {
         if scene.layers.iter().any(|layer| nesting(&layer.ops) > MAX_NESTING) {
             return Verdict::Unsafe("scene: groups nested deeper than the fuzz target's stack allows");

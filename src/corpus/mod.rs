@@ -142,7 +142,8 @@ fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &
     let once = measure_all(inputs, None, phase);
     seconds.measure = lap.next();
     instrumented(&once.measured)?;
-    phase.status.line(&format!("{} distinct inputs measured on {} workers", inputs.len(), setting.workers));
+    let workers = if setting.workers == 1 { "1 worker".to_owned() } else { format!("{} workers", setting.workers) };
+    phase.status.line(&format!("{} distinct inputs measured on {workers}", inputs.len()));
     let (items, required) = kept_items(inputs, &once.measured, setting.shard);
     let (files, bytes) = old_size(inputs);
     phase.status.old_corpus(Size { files, bytes, features: required.len() });

@@ -1,4 +1,4 @@
-//! What people read, pinned (issue 50): `--help` and the one-crash summary on a bundled sample, with what varies from run to run (times, rates, paths, the progress lines) redacted. After an intended change: `cargo insta review` (or `INSTA_UPDATE=always cargo test --test cli snapshots`).
+//! What people read, pinned (issue 50): `--help`, the one-crash summary and the corpus summary on bundled samples (the batch summary is in `batch.rs`, beside its artifacts), with what varies from run to run (times, rates, paths, the progress lines) redacted. After an intended change: `cargo insta review` (or `INSTA_UPDATE=always cargo test --test cli snapshots`).
 
 use super::*;
 
@@ -33,5 +33,35 @@ fn the_one_crash_summary_reads_the_same_run_after_run() {
         (r"\d+(\.\d+)? tests/s", "[RATE] tests/s"),
     ] }, {
         insta::assert_snapshot!("one_crash_summary", text);
+    });
+}
+
+#[test]
+fn the_corpus_summary_reads_the_same_run_after_run() {
+    let _lock = harness_lock();
+    let scratch = tempfile::tempdir().unwrap();
+    let output = scratch.path().join("new");
+    let corpus = root().join("tests/data/join-corpus");
+    let args = ["--timeout", "1s", "--sanitizer", "none", "--workers", "1", "commands", "--corpus"];
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(root())
+        .args(args)
+        .arg(&corpus)
+        .arg("-o")
+        .arg(&output)
+        .assert();
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(assert.get_output().status.code(), Some(0), "{stderr}");
+    let text = without_progress(&stderr).replace(output.to_str().unwrap(), "[OUTPUT]");
+    // The counts are the coverage build's, which another compiler numbers
+    // otherwise: the wording is pinned, not the figures.
+    insta::with_settings!({ filters => vec![
+        (r"built \S+ in \S+", "built [HARNESS] in [TIME]"),
+        (r"\d+(\.\d+)?(ns|µs|ms|s)\b", "[TIME]"),
+        (r"\d+(\.\d+)? (files|bytes|features|tests|rounds|results|inputs|distinct)", "[N] $2"),
+        (r"\d+(\.\d+)?(%| of the| joined)", "[N]$2"),
+    ] }, {
+        insta::assert_snapshot!("corpus_summary", text);
     });
 }

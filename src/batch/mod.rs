@@ -74,20 +74,21 @@ fn run_harness<'a>(
     batch: &BatchOptions,
     settings: &'a Settings<'a>,
 ) -> Result<Context<'a>, Failure> {
-    let (located, cwd) = HarnessSetup::locate(project)?;
+    let located = HarnessSetup::locate(project)?;
     let targets = match target {
-        Targets::All => located.target_names(),
+        Targets::All => located.project.target_names(),
         Targets::One(target) => {
             // An unknown target is an error even when it has no inputs.
-            located.target(target).map_err(Failure::from)?;
+            located.project.target(target).map_err(Failure::from)?;
             vec![target.to_owned()]
         }
     };
-    let output = batch.output.clone().unwrap_or_else(|| located.fuzz_dir.join(DEFAULT_OUTPUT));
-    let mut ctx = context(&output, settings, options, batch, repository_root(&located.fuzz_dir))?;
+    let fuzz_dir = &located.project.fuzz_dir;
+    let output = batch.output.clone().unwrap_or_else(|| fuzz_dir.join(DEFAULT_OUTPUT));
+    let mut ctx = context(&output, settings, options, batch, repository_root(fuzz_dir))?;
     let limits = Limits { timeout: options.timeout, rss_limit_mb: options.rss_limit_mb };
     for name in targets {
-        let artifacts = located.fuzz_dir.join("artifacts").join(&name);
+        let artifacts = fuzz_dir.join("artifacts").join(&name);
         let dirs = if batch.artifacts == Artifacts::No { Vec::new() } else { vec![artifacts] };
         let inputs = shard(inputs::collect(&batch.paths, &dirs)?, batch);
         if inputs.is_empty() {
@@ -96,14 +97,7 @@ fn run_harness<'a>(
             }
             continue;
         }
-        let setup = HarnessSetup::build(
-            (located.clone(), cwd.clone()),
-            &name,
-            project,
-            limits,
-            options.quiet,
-            settings.interrupt,
-        )?;
+        let setup = HarnessSetup::build(located.clone(), &name, project, limits, options.quiet, settings.interrupt)?;
         setup.start_libfuzzer_build(settings.interrupt, options.quiet);
         drive::run_target(&setup, &inputs, &mut ctx)?;
         if settings.interrupt.is_raised() {

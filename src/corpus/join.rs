@@ -40,6 +40,65 @@ pub struct Entry {
     pub origins: Vec<usize>,
 }
 
+/// The results as the joins and the last shrinks change them: what each
+/// origin's latest result is, and the new corpus's files. The callers build
+/// it once, for both phases.
+#[derive(Debug)]
+pub struct Results<'a> {
+    /// Per origin, its latest result (the rounds' record).
+    pub done: &'a mut Rounds,
+    /// The new corpus's files and the journal.
+    pub store: &'a mut Store,
+}
+
+/// Where a join's (or a lone shrink's) result is journaled: its key, and
+/// the complete result an earlier run saved under it, if any.
+#[derive(Debug)]
+pub struct Journaled {
+    /// The key: the two results' names joined by `+` (`SHA1+` for a lone shrink).
+    pub key: String,
+    /// The earlier run's result, which a worker tries first.
+    pub saved: Option<Vec<u8>>,
+}
+
+impl Journaled {
+    /// What `store`'s journal holds under `key`.
+    pub fn look_up(key: String, store: &Store) -> Journaled {
+        let saved = store.finished(&key).filter(|s| s.complete).map(|s| s.bytes);
+        Journaled { key, saved }
+    }
+}
+
+/// A smaller result taken ([`decide`]), as its origin's item, and the tests that made it.
+#[derive(Debug)]
+pub struct Taken {
+    /// The result.
+    pub item: Item,
+    /// The tests it took.
+    pub tests: u64,
+}
+
+/// Two entries to join, and what their joined input must keep ([`pair_required`]).
+#[derive(Debug)]
+struct Pair<'a> {
+    /// The first: its elements go first, and its origin asks for the join.
+    a: &'a Entry,
+    /// The second.
+    b: &'a Entry,
+    /// The features no other entry has.
+    required: Vec<u32>,
+}
+
+/// What the joins tried so far left: the tests of those tried on the current
+/// result, and whether the last one found no examples in its first input.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Tests of the joins tried on the current result and not taken (counted on it).
+    spent: u64,
+    /// The last join's first input has no examples (a bytes target): nothing joins, the joins stop.
+    untyped: bool,
+}
+
 /// The last round's results that a cover keeps, largest first, each
 /// standing for its origin; the files of the others go.
 pub fn entries(done: &Rounds, required: &[u32], store: &mut Store) -> anyhow::Result<Vec<Entry>> {
@@ -60,10 +119,9 @@ pub fn entries(done: &Rounds, required: &[u32], store: &mut Store) -> anyhow::Re
 /// taken replaces the two and becomes the latest result of every origin
 /// either stood for.
 pub fn join_results(
-    done: &mut Rounds,
+    results: &mut Results<'_>,
     entries: &mut Vec<Entry>,
     required: &[u32],
-    store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<()> {
     // An earlier run's result is kept as it is.
@@ -73,20 +131,21 @@ pub fn join_results(
         return Ok(());
     }
     phase.status.line(&format!("joining the {count} results of {JOIN_MIN_BYTES} bytes or more in pairs"));
-    let (mut i, mut taken, mut untyped) = (0, 0, false);
-    while i < entries.len() && !phase.interrupt.is_raised() && !untyped {
-        let (mut j, mut spent) = (i + 1, 0);
-        while j < entries.len() && !phase.interrupt.is_raised() && !untyped {
+    let (mut i, mut taken, mut tally) = (0, 0, Tally::default());
+    while i < entries.len() && !phase.interrupt.is_raised() && !tally.untyped {
+        let mut j = i + 1;
+        tally.spent = 0;
+        while j < entries.len() && !phase.interrupt.is_raised() && !tally.untyped {
             // What the pair must keep is worked out only for a pair that is tried.
             let tried = (large(&entries[i]) && large(&entries[j])).then(|| {
-                let pair = (&entries[i], &entries[j], pair_required(entries, (i, j), required));
-                attempt(pair, (&mut spent, &mut untyped), store, phase)
+                let pair = Pair { a: &entries[i], b: &entries[j], required: pair_required(entries, i, j, required) };
+                attempt(pair, &mut tally, results.store, phase)
             });
             match tried {
                 Some(Ok(Some(joined))) => {
                     let other = entries.remove(j);
-                    take((done, store), &mut entries[i], Some(other), joined)?;
-                    phase.status.corpus(store.size());
+                    take(results, &mut entries[i], Some(other), joined)?;
+                    phase.status.corpus(results.store.size());
                     taken += 1;
                 }
                 Some(Err(error)) => return Err(error),
@@ -94,8 +153,8 @@ pub fn join_results(
             }
         }
         // Joins tried and not taken count as tests of the result they were tried on.
-        if let Some(latest) = done.latest[entries[i].item.origin].as_mut() {
-            latest.tests += spent;
+        if let Some(latest) = results.done.latest[entries[i].item.origin].as_mut() {
+            latest.tests += tally.spent;
         }
         i += 1;
     }
@@ -107,7 +166,7 @@ pub fn join_results(
 /// features of `required` no other entry has. A feature the cover assigned to
 /// one of the two but another entry has too may go (most joins lose some
 /// counts of few hits, and common ones are held elsewhere).
-fn pair_required(entries: &[Entry], (i, j): (usize, usize), required: &[u32]) -> Vec<u32> {
+fn pair_required(entries: &[Entry], i: usize, j: usize, required: &[u32]) -> Vec<u32> {
     held_only_by(entries, |k| k == i || k == j, required)
 }
 
@@ -118,21 +177,17 @@ pub fn held_only_by(entries: &[Entry], inside: impl Fn(usize) -> bool, required:
     required.iter().copied().filter(|f| others.iter().all(|o| o.binary_search(f).is_err())).collect()
 }
 
-/// One pair on a worker: the joined result saved, when it is smaller than the two.
-fn attempt(
-    (a, b, required): (&Entry, &Entry, Vec<u32>),
-    (spent, untyped): (&mut u64, &mut bool),
-    store: &mut Store,
-    phase: &mut Phase,
-) -> anyhow::Result<Option<(Item, u64)>> {
-    let key = format!("{}+{}", a.item.sha1, b.item.sha1);
-    let saved = store.finished(&key).filter(|s| s.complete).map(|s| s.bytes);
+/// One pair on a worker: the joined result saved, when it is smaller than the
+/// two; else its tests go to `tally`, which also learns whether the first has no examples.
+fn attempt(pair: Pair<'_>, tally: &mut Tally, store: &mut Store, phase: &mut Phase) -> anyhow::Result<Option<Taken>> {
+    let Pair { a, b, required } = pair;
+    let journaled = Journaled::look_up(format!("{}+{}", a.item.sha1, b.item.sha1), store);
     let job = Job::Join {
         index: a.item.origin,
         a: a.item.bytes.clone(),
         b: Some(b.item.bytes.clone()),
         required,
-        saved: saved.clone(),
+        saved: journaled.saved.clone(),
     };
     phase.jobs.send(job).expect("the workers are running");
     let result = loop {
@@ -148,22 +203,23 @@ fn attempt(
     };
     phase.status.idle(a.item.origin);
     let joined = result.unwrap_or_default();
-    *untyped = joined.untyped;
+    tally.untyped = joined.untyped;
     let limit = a.item.bytes.len() + b.item.bytes.len();
-    decide((&key, saved), a.item.origin, joined, limit, spent, store)
+    decide(&journaled, a.item.origin, joined, limit, &mut tally.spent, store)
 }
 
-/// A join's (or a lone shrink's) result, saved under `key` when it is
-/// smaller than `limit` (and returned, as `origin`'s item with its tests),
-/// else saved aside; the tests of one not taken go to `spent`.
+/// A join's (or a lone shrink's) result, saved under its `journaled` key
+/// when it is smaller than `limit` (and returned, as `origin`'s item with
+/// its tests), else saved aside; the tests of one not taken go to `spent`.
 pub fn decide(
-    (key, saved): (&str, Option<Vec<u8>>),
+    journaled: &Journaled,
     origin: usize,
     joined: Joined,
     limit: usize,
     spent: &mut u64,
     store: &mut Store,
-) -> anyhow::Result<Option<(Item, u64)>> {
+) -> anyhow::Result<Option<Taken>> {
+    let Journaled { key, saved } = journaled;
     let Joined { tests, shrunk: Some(shrunk), .. } = joined else {
         *spent += joined.tests;
         return Ok(None);
@@ -181,18 +237,16 @@ pub fn decide(
         return Ok(None);
     }
     let sha1 = store.save(key, &shrunk.bytes, true)?;
-    Ok(Some((Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false }, tests)))
+    let item = Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false };
+    Ok(Some(Taken { item, tests }))
 }
 
 /// `joined` stands for `kept` and `other` (if any; else `kept` was shrunk
-/// alone) from now on.
+/// alone) from now on, in `results`.
 /// Their files go: `joined`'s is in place.
-pub fn take(
-    (done, store): (&mut Rounds, &mut Store),
-    kept: &mut Entry,
-    other: Option<Entry>,
-    (joined, joined_tests): (Item, u64),
-) -> anyhow::Result<()> {
+pub fn take(results: &mut Results<'_>, kept: &mut Entry, other: Option<Entry>, joined: Taken) -> anyhow::Result<()> {
+    let Results { done, store } = results;
+    let Taken { item: joined, tests: joined_tests } = joined;
     let alone = other.is_none();
     store.release(&kept.item.sha1)?;
     if let Some(other) = &other {
@@ -238,8 +292,8 @@ pub(crate) mod tests {
     fn a_joined_pair_must_keep_only_what_no_other_result_has() {
         let entries = [entry(0, &[1, 2, 3, 7]), entry(1, &[3, 4, 5]), entry(2, &[2, 5, 6]), entry(3, &[7])];
         let required = [1, 2, 3, 4, 5, 6, 7];
-        assert_eq!(pair_required(&entries, (0, 1), &required), [1, 3, 4]);
-        assert_eq!(pair_required(&entries, (1, 2), &required), [4, 5, 6]);
-        assert_eq!(pair_required(&entries, (0, 3), &required), [1, 7]);
+        assert_eq!(pair_required(&entries, 0, 1, &required), [1, 3, 4]);
+        assert_eq!(pair_required(&entries, 1, 2, &required), [4, 5, 6]);
+        assert_eq!(pair_required(&entries, 0, 3, &required), [1, 7]);
     }
 }

@@ -27,7 +27,8 @@ pub struct Joined {
 /// covers `required`.
 pub fn join_and_shrink(
     runner: &mut Runner,
-    pair: (&[u8], Option<&[u8]>),
+    a: &[u8],
+    b: Option<&[u8]>,
     required: &[u32],
     saved: Option<&[u8]>,
     options: &ReduceOptions,
@@ -42,9 +43,9 @@ pub fn join_and_shrink(
             return Ok(done);
         }
     }
-    let joined = match pair.1 {
-        Some(b) => joined(runner, (pair.0, b), required, &mut done)?,
-        None => Some(pair.0.to_vec()),
+    let joined = match b {
+        Some(b) => joined(runner, a, b, required, &mut done)?,
+        None => Some(a.to_vec()),
     };
     let Some(joined) = joined else { return Ok(done) };
     let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
@@ -58,7 +59,8 @@ pub fn join_and_shrink(
 /// the runs, and says when `a` has no examples.
 fn joined(
     runner: &mut Runner,
-    (a, b): (&[u8], &[u8]),
+    a: &[u8],
+    b: &[u8],
     required: &[u32],
     done: &mut Joined,
 ) -> Result<Option<Vec<u8>>, String> {

@@ -30,7 +30,6 @@ pub mod varying;
 pub mod work;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -38,18 +37,19 @@ use anyhow::anyhow;
 
 use crate::exit_code::{Exit, Failure, OrExit};
 use crate::options::{CorpusOptions, Options, Shard};
-use crate::project::{FuzzProject, Sanitizer};
+use crate::project::Sanitizer;
 use crate::reduce::ReduceOptions;
 use crate::session::backend::Backend;
 use crate::session::interrupt::Interrupt;
 use crate::session::progress::Display;
-use crate::session::setup::{HarnessSetup, Limits};
+use crate::session::setup::{HarnessSetup, Limits, Located};
 use cover::{greedy_cover, intersect, union, Candidate, Pick};
 use deadline::Deadline;
 use display::Size;
 use display::Status;
 use drive::{measure_all, Item, Measures, Phase};
 use inputs::CorpusInput;
+use join::Results;
 use outcome::{build_report, Ended, Parts};
 use report::PhaseSeconds;
 use rounds::{shrink_rounds, Rounds};
@@ -158,21 +158,23 @@ fn phases(inputs: &[CorpusInput], setting: &Setting, store: &mut Store, phase: &
     let mut phased =
         Phased { measured, measure_runs: runs, required, pinned, rounds: Rounds::none(inputs.len()), seconds };
     let pins: Vec<&[u8]> = phased.pinned.inputs.iter().map(|&i| inputs[i].bytes()).collect();
-    let shrinking = rounds::settle(&first, (&items, &pins), &phased.required, store, phase)?;
+    let shrinking = rounds::settle(&first, &items, &pins, &phased.required, store, phase)?;
     if shrinking {
         phase.status.clear();
         (setting.build_recording)()?;
     }
     phased.seconds.crash_build = lap.next();
-    shrink_phases(items, setting, (inputs.len(), &mut lap), store, phase, &mut phased)?;
+    shrink_phases(items, setting, inputs.len(), &mut lap, store, phase, &mut phased)?;
     Ok(phased)
 }
 
-/// The rounds, then (unless stopped) the joins and the last shrinks, into `phased`.
+/// The rounds over `origins` corpus inputs, then (unless stopped) the joins
+/// and the last shrinks, into `phased`, each timed by `lap`.
 fn shrink_phases(
     items: Vec<Item>,
     setting: &Setting,
-    (origins, lap): (usize, &mut Lap),
+    origins: usize,
+    lap: &mut Lap,
     store: &mut Store,
     phase: &mut Phase,
     phased: &mut Phased,
@@ -182,11 +184,12 @@ fn shrink_phases(
     phased.seconds.rounds = lap.next();
     if !phase.interrupt.is_raised() {
         let mut entries = join::entries(&rounds, required, store)?;
+        let mut results = Results { done: &mut rounds, store };
         if setting.structure {
-            join::join_results(&mut rounds, &mut entries, required, store, phase)?;
+            join::join_results(&mut results, &mut entries, required, phase)?;
         }
         phased.seconds.joins = lap.next();
-        alone::shrink_alone(&mut rounds, &mut entries, required, setting.workers, store, phase)?;
+        alone::shrink_alone(&mut results, &mut entries, required, setting.workers, phase)?;
         phased.seconds.alone = lap.next();
         rounds.results = entries.into_iter().map(|e| e.item).collect();
     }
@@ -259,7 +262,7 @@ fn old_size(inputs: &[CorpusInput]) -> (usize, u64) {
 
 /// The coverage build, which only counts.
 fn coverage_build(
-    located: (FuzzProject, PathBuf),
+    located: Located,
     options: &Options,
     corpus: &CorpusOptions,
     interrupt: &Interrupt,
@@ -273,7 +276,7 @@ fn coverage_build(
 /// without a sanitizer (its runs only record, and the one crash mode's
 /// build is shared).
 fn recording_build(
-    located: (FuzzProject, PathBuf),
+    located: Located,
     options: &Options,
     corpus: &CorpusOptions,
     interrupt: &Interrupt,

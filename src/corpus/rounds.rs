@@ -54,7 +54,7 @@ pub fn shrink_rounds(
         done.rounds += 1;
         let picks = cover(&items, required);
         let earlier = picks.iter().filter(|p| items[p.index].done).count();
-        phase.status.line(&announce(done.rounds, (picks.len(), earlier), items.len()));
+        phase.status.line(&announce(done.rounds, picks.len(), earlier, items.len()));
         if done.rounds > 1 {
             release_dropped(&items, &picks, store)?;
             phase.status.corpus(store.size());
@@ -118,13 +118,14 @@ pub fn first_corpus(
 }
 
 /// Once every input ran again: writes the inputs the first round's cover
-/// keeps (of what every run showed) and those `pinned` for features that
-/// vary, as they are, then lets go of the `first` corpus's files (a file
-/// both keep stays). Whether any of them is to be shrunk (not all an
-/// earlier run's results).
+/// of `items` keeps (of what every run showed) and those `pinned` for
+/// features that vary, as they are, then lets go of the `first` corpus's
+/// files (a file both keep stays). Whether any of them is to be shrunk (not
+/// all an earlier run's results).
 pub fn settle(
     first: &[String],
-    (items, pinned): (&[Item], &[&[u8]]),
+    items: &[Item],
+    pinned: &[&[u8]],
     required: &[u32],
     store: &mut Store,
     phase: &mut Phase,
@@ -174,7 +175,7 @@ impl Rounds {
 }
 
 /// A round's first line: `kept` inputs keep every feature, `earlier` of them an earlier run's results.
-fn announce(round: usize, (kept, earlier): (usize, usize), items: usize) -> String {
+fn announce(round: usize, kept: usize, earlier: usize, items: usize) -> String {
     let shrinking = match earlier {
         0 => String::from("shrinking them"),
         _ => {
@@ -306,11 +307,11 @@ mod tests {
             assert_eq!((first.as_slice(), store.size()), (std::slice::from_ref(&a.sha1), (1, 4)));
             // Run again, `a` lost feature 1 (it varies), `b` kept both: `a` stays, pinned.
             let again = [Item { features: Vec::new(), ..a.clone() }, b.clone()];
-            let shrink = settle(&first, (&again, &[&a.bytes]), &[1, 2], store, phase).unwrap();
+            let shrink = settle(&first, &again, &[&a.bytes], &[1, 2], store, phase).unwrap();
             assert!(!shrink, "the one kept is an earlier run's result");
             assert_eq!(store.held(), [a.sha1.clone(), b.sha1.clone()].into());
             let first = [b.sha1.clone(), a.sha1.clone()];
-            let settled = settle(&first, (std::slice::from_ref(&a), &[]), &[1], store, phase).unwrap();
+            let settled = settle(&first, std::slice::from_ref(&a), &[], &[1], store, phase).unwrap();
             assert!(settled, "a fresh input is kept");
             assert_eq!(store.held(), [a.sha1.clone()].into(), "b's file went");
             assert!(!store.dir().join(&b.sha1).exists());
@@ -351,9 +352,9 @@ mod tests {
 
     #[test]
     fn a_round_says_how_many_inputs_keep_every_feature_and_which_are_earlier_results() {
-        assert_eq!(announce(1, (3, 0), 10), "3 of the 10 inputs that run normally keep every feature; shrinking them");
+        assert_eq!(announce(1, 3, 0, 10), "3 of the 10 inputs that run normally keep every feature; shrinking them");
         assert_eq!(
-            announce(2, (3, 1), 4),
+            announce(2, 3, 1, 4),
             "round 2: 3 of the 4 results keep every feature; 1 are an earlier run's results, kept as they are; \
              shrinking the other 2 again"
         );

@@ -170,8 +170,8 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let pair = (&a[..], b.as_deref());
-                let result = join_and_shrink(runner, pair, required, saved.as_deref(), &self.reduce, &mut progress);
+                let result =
+                    join_and_shrink(runner, a, b.as_deref(), required, saved.as_deref(), &self.reduce, &mut progress);
                 Event::Joined { index, result }
             }
         }

@@ -80,7 +80,7 @@ pub fn run(options: &Options, job: &MinimizeOptions, interrupt: &Interrupt) -> R
             let output = match &job.output {
                 Some(output) => output::resolve(output.clone(), &original),
                 None => {
-                    let path = output::artifact_path(&located.0.fuzz_dir, target, &original);
+                    let path = output::artifact_path(&located.project.fuzz_dir, target, &original);
                     let dir = path.parent().expect("a directory");
                     fs::create_dir_all(dir).with_context(|| {
                         format!("cannot create {} for the result; choose another place with --output", dir.display())

@@ -45,29 +45,39 @@ pub struct Limits {
     pub rss_limit_mb: u64,
 }
 
+/// A fuzz project found from the working directory ([`HarnessSetup::locate`]),
+/// which [`HarnessSetup::build`] builds a harness in.
+#[derive(Clone, Debug)]
+pub struct Located {
+    /// The fuzz project.
+    pub project: FuzzProject,
+    /// The working directory it was found from (for relative paths given by the user).
+    pub cwd: PathBuf,
+}
+
 impl HarnessSetup {
     /// Finds the project (`--fuzz-dir` or as cargo-fuzz does) from the working directory.
-    pub fn locate(options: &ProjectOptions) -> Result<(FuzzProject, PathBuf), Failure> {
+    pub fn locate(options: &ProjectOptions) -> Result<Located, Failure> {
         let cwd = std::env::current_dir().context("cannot read the working directory")?;
         let project = FuzzProject::locate(options.fuzz_dir.as_deref(), &cwd)?;
         // Signatures read the project's paths relative to its root, on any machine.
         if let Some(root) = path::project_root(&project.fuzz_dir, project.fuzz_dir.parent()) {
             path::set_project_root(&root);
         }
-        Ok((project, cwd))
+        Ok(Located { project, cwd })
     }
 
     /// Builds the harness of `target` (which must be one of the project's)
-    /// in the project `located` ([`Self::locate`]: the project and the working directory).
+    /// in the project `located` ([`Self::locate`]).
     pub fn build(
-        located: (FuzzProject, PathBuf),
+        located: Located,
         target: &str,
         options: &ProjectOptions,
         limits: Limits,
         quiet: bool,
         interrupt: &Interrupt,
     ) -> Result<HarnessSetup, Failure> {
-        let (project, cwd) = located;
+        let Located { project, cwd } = located;
         project.target(target)?;
         let build = BuildOptions {
             flags: options.flags.clone(),
@@ -336,7 +346,7 @@ mod tests {
     fn an_unknown_target_fails_before_any_build_and_lists_the_known_ones() {
         let dir = tempfile::tempdir().unwrap();
         let limits = Limits { timeout: Duration::from_secs(1), rss_limit_mb: 0 };
-        let located = (project(dir.path()), dir.path().to_path_buf());
+        let located = Located { project: project(dir.path()), cwd: dir.path().to_path_buf() };
         let options = ProjectOptions::default();
         let failure = HarnessSetup::build(located, "c", &options, limits, true, &Interrupt::default()).unwrap_err();
         assert_eq!(failure.exit, Exit::BuildFailed);

@@ -347,3 +347,209 @@ fn final_cover(results: &[Item], required: &[u32], store: &Store) -> Result<Hash
     debug_assert!(names.is_subset(&store.held()), "the final cover takes held files");
     Ok(names)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::options::{Job, ProjectOptions};
+    use crate::reduce::Order;
+    use crate::session::inputs::Input;
+    use crate::session::output::sha1_hex;
+    use crate::signature::Level;
+
+    /// A corpus input of `bytes` (no duplicates, not done).
+    fn input(bytes: &[u8]) -> CorpusInput {
+        let input = Input { name: format!("corpus/{}", sha1_hex(bytes)), bytes: Ok(bytes.to_vec()) };
+        CorpusInput { input, sha1: sha1_hex(bytes), duplicates: Vec::new(), done: false }
+    }
+
+    /// Each item's origin and features, to compare.
+    fn origins_and_features(items: &[Item]) -> Vec<(usize, Vec<u32>)> {
+        items.iter().map(|i| (i.origin, i.features.clone())).collect()
+    }
+
+    /// A corpus run's options with these budgets.
+    fn options(max_tests: Option<u64>, max_time: Option<Duration>) -> Options {
+        let corpus = CorpusOptions {
+            target: "t".into(),
+            project: ProjectOptions::default(),
+            dir: "corpus".into(),
+            output: "new".into(),
+            workers: 2,
+            shard: None,
+        };
+        Options {
+            job: Job::Corpus(corpus),
+            timeout: Duration::from_secs(3),
+            rss_limit_mb: 2048,
+            max_tests,
+            max_time,
+            order: Order::Deterministic,
+            structure: false,
+            draws: false,
+            signature: Level::Default,
+            json: false,
+            quiet: true,
+        }
+    }
+
+    /// `--shard I/2`.
+    fn half(index: u32) -> Shard {
+        Shard { index, count: 2 }
+    }
+
+    #[test]
+    fn an_input_that_crashed_or_timed_out_is_no_item_and_adds_no_required_feature() {
+        let inputs: Vec<CorpusInput> = [&b"a"[..], b"b", b"c", b"d", b"e", b"f"].into_iter().map(input).collect();
+        let measured = [
+            Measured::Covered(vec![1, 4]),
+            Measured::Crashed("panicked at src/lib.rs:3".into()),
+            Measured::TimedOut,
+            Measured::Rejected,
+            Measured::Empty,
+            Measured::Covered(vec![2, 4]),
+        ];
+        let (items, required) = kept_items(&inputs, &measured, None);
+        assert_eq!(origins_and_features(&items), [(0, vec![1, 4]), (5, vec![2, 4])]);
+        assert_eq!(required, [1, 2, 4]);
+    }
+
+    #[test]
+    fn a_normal_item_carries_its_inputs_hash_bytes_and_done_mark() {
+        let mut inputs = vec![input(b"first"), input(b"second")];
+        inputs[1].done = true;
+        let measured = [Measured::Failed("cannot run".into()), Measured::Covered(vec![7])];
+        let items = normal_items(&inputs, &measured);
+        assert_eq!(items.len(), 1, "a failed run is no item");
+        assert_eq!((items[0].origin, items[0].sha1.as_str()), (1, sha1_hex(b"second").as_str()));
+        assert_eq!((items[0].bytes.as_slice(), items[0].done), (&b"second"[..], true));
+    }
+
+    #[test]
+    fn the_covered_features_are_the_ascending_union_of_the_normal_runs_only() {
+        let measured = [
+            Measured::Covered(vec![3, 9]),
+            Measured::Failed(runner::NOT_INSTRUMENTED.into()),
+            Measured::Covered(vec![1, 3]),
+            Measured::Covered(Vec::new()),
+        ];
+        assert_eq!(covered_features(&measured), [1, 3, 9]);
+        assert_eq!(covered_features(&[Measured::TimedOut, Measured::Empty]), Vec::<u32>::new());
+    }
+
+    /// A large input of three features, a small one (shard 2) of its third
+    /// and a fourth, and a redundant one (shard 1): `b"cccccc"` and `b"big"`
+    /// hash into shard 1 of 2, `b"b"` into shard 2.
+    fn three_inputs() -> (Vec<CorpusInput>, Vec<Measured>) {
+        let inputs: Vec<CorpusInput> = [&b"cccccc"[..], b"b", b"big"].into_iter().map(input).collect();
+        let measured =
+            vec![Measured::Covered(vec![1, 2, 3]), Measured::Covered(vec![3, 4]), Measured::Covered(vec![2])];
+        (inputs, measured)
+    }
+
+    #[test]
+    fn each_shard_keeps_its_picked_inputs_with_only_the_features_assigned_to_them() {
+        let (inputs, measured) = three_inputs();
+        let items = normal_items(&inputs, &measured);
+        assert!(inputs[0].input.in_shard(Some(half(1))) && inputs[1].input.in_shard(Some(half(2))));
+        let (first, first_required) = share(&inputs, items.clone(), &[1, 2, 3, 4], half(1));
+        assert_eq!(origins_and_features(&first), [(0, vec![1, 2, 3])], "the redundant input is in no share");
+        assert_eq!(first_required, [1, 2], "the smaller input of shard 2 keeps feature 3");
+        let (second, second_required) = share(&inputs, items, &[1, 2, 3, 4], half(2));
+        assert_eq!(origins_and_features(&second), [(1, vec![3, 4])]);
+        assert_eq!(second_required, [3, 4]);
+    }
+
+    #[test]
+    fn with_a_shard_the_kept_items_are_its_share_and_without_one_every_normal_input() {
+        let (inputs, mut measured) = three_inputs();
+        let (all, required) = kept_items(&inputs, &measured, None);
+        assert_eq!(all.iter().map(|i| i.origin).collect::<Vec<_>>(), [0, 1, 2], "the redundant input too");
+        assert_eq!(required, [1, 2, 3, 4]);
+        measured[1] = Measured::TimedOut;
+        let (mine, required) = kept_items(&inputs, &measured, Some(half(1)));
+        assert_eq!(origins_and_features(&mine), [(0, vec![1, 2, 3])]);
+        assert_eq!(required, [1, 2, 3], "shard 2's input timed out: feature 3 is shard 1's");
+        let (theirs, required) = kept_items(&inputs, &measured, Some(half(2)));
+        assert!(theirs.is_empty() && required.is_empty(), "{theirs:?} {required:?}");
+    }
+
+    #[test]
+    fn the_old_size_counts_every_duplicate_file_and_its_bytes() {
+        let mut inputs = vec![input(b"abc"), input(b"de")];
+        inputs[0].duplicates = vec!["corpus/copy-1".into(), "corpus/copy-2".into()];
+        let unreadable = Input { name: "corpus/gone".into(), bytes: Err("no such file".into()) };
+        inputs.push(CorpusInput { input: unreadable, ..input(b"") });
+        assert_eq!(old_size(&inputs), (5, 3 * 3 + 2), "an unreadable file counts, with no bytes");
+        assert_eq!(old_size(&[]), (0, 0));
+    }
+
+    #[test]
+    fn the_builds_take_the_time_and_memory_limits_from_the_options() {
+        let limits = limits(&options(None, None));
+        assert_eq!((limits.timeout, limits.rss_limit_mb), (Duration::from_secs(3), 2048));
+    }
+
+    #[test]
+    fn a_corpus_shrink_only_makes_inputs_smaller_and_leaves_the_time_limit_to_the_whole_run() {
+        let interrupt = Interrupt::default();
+        let reduce = reduce_options(&options(Some(500), Some(Duration::from_secs(60))), &interrupt);
+        assert!(!reduce.lowering, "values of the same size are not lowered (decision 0035)");
+        assert!(reduce.wrapping_counters, "256 alike elements are deleted at once (decision 0037)");
+        assert_eq!(reduce.min_failures, u32::MAX, "a pass that never paid keeps its budget (decision 0014)");
+        assert_eq!(reduce.max_time, None, "--max-time bounds the run, not each shrink");
+        assert_eq!(reduce.max_tests, Some(500));
+        assert_eq!((reduce.order, reduce.structure, reduce.draws), (Order::Deterministic, false, false));
+        assert_eq!((reduce.max_failures, reduce.exhaustive_lowering), (16, false));
+        assert!(Arc::ptr_eq(reduce.cancel.as_ref().unwrap(), &interrupt.cancel), "Ctrl-C stops a shrink");
+    }
+
+    #[test]
+    fn a_harness_without_coverage_counters_fails_with_an_error_saying_so() {
+        let blind = Measured::Failed(runner::NOT_INSTRUMENTED.into());
+        let failure = instrumented(&[blind.clone(), Measured::Crashed("boom".into()), blind]).unwrap_err();
+        assert_eq!(failure.exit, Exit::Error);
+        assert_eq!(failure.to_string(), "the coverage harness reports no coverage counters");
+    }
+
+    #[test]
+    fn one_measured_input_or_other_failures_are_not_a_missing_instrumentation() {
+        let blind = Measured::Failed(runner::NOT_INSTRUMENTED.into());
+        assert!(instrumented(&[blind, Measured::Covered(vec![1])]).is_ok(), "one input showed counters");
+        assert!(instrumented(&[Measured::Failed("cannot run".into()), Measured::TimedOut]).is_ok());
+        assert!(instrumented(&[]).is_ok());
+    }
+
+    /// A result of `bytes` with `features`.
+    fn result(origin: usize, bytes: &[u8], features: &[u32]) -> Item {
+        Item { origin, sha1: sha1_hex(bytes), bytes: bytes.to_vec(), features: features.to_vec(), done: true }
+    }
+
+    #[test]
+    fn the_last_cover_keeps_only_the_results_the_required_features_need() {
+        let root = tempfile::tempdir().unwrap();
+        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
+        std::fs::create_dir(&source).unwrap();
+        let mut store = Store::open(&out, &source, &scratch, "build").unwrap();
+        let results =
+            [result(0, b"aaaa", &[1, 2, 9]), result(1, b"bb", &[2]), result(2, b"c", &[9]), result(3, b"dd", &[1, 3])];
+        store.seed(results.iter().map(|r| r.bytes.as_slice())).unwrap();
+        let kept = final_cover(&results, &[1, 2, 3], &store).unwrap();
+        // Feature 9 is not required: the result kept only for it goes, and the
+        // largest goes since the two smaller ones cover what it has.
+        assert_eq!(kept, HashSet::from([sha1_hex(b"dd"), sha1_hex(b"bb")]));
+        assert!(final_cover(&results, &[], &store).unwrap().is_empty(), "nothing required, nothing kept");
+    }
+
+    #[test]
+    fn each_lap_counts_the_seconds_since_the_one_before() {
+        let mut lap = Lap(Instant::now().checked_sub(Duration::from_secs(5)).unwrap());
+        let first = lap.next();
+        assert!((5.0..60.0).contains(&first), "{first}");
+        let second = lap.next();
+        assert!(second < 5.0, "counted from the last lap, not the start: {second}");
+    }
+}

@@ -1,4 +1,4 @@
-//! docs/ARCHITECTURE.md must name every source file and the pass order and stay a short map, and every decision record must be complete and reachable from it, so the docs cannot drift from the code; and the layout the map draws holds: no job imports another, no import cycle between `src/`'s modules, the corpus workers import nothing of the plan.
+//! docs/ARCHITECTURE.md must name every source file and the pass order and stay a short map, and every decision record must be complete and reachable from it, so the docs cannot drift from the code; and the layout the map draws holds: no job imports another, no import cycle between `src/`'s modules, the corpus workers (`src/corpus/worker/`) and the plan (`src/corpus/plan/`) import nothing of each other.
 
 use std::path::{Path, PathBuf};
 
@@ -137,13 +137,17 @@ fn every_decision_has_a_title_context_decision_measurements_and_rejected() {
     assert!(incomplete.is_empty(), "decision records missing a part: {incomplete:?}");
 }
 
-/// The `crate::` module paths `file`'s code names (comments and its
-/// `#[cfg(test)] mod tests` left out), as `(first, second)` segments.
-fn crate_paths(file: &str) -> Vec<(String, String)> {
+/// `file`'s code: its `#[cfg(test)] mod tests` and its comments left out.
+fn code(file: &str) -> String {
     let text = read(file);
     let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or_default();
+    code.lines().map(|l| l.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n")
+}
+
+/// The `crate::` module paths `file`'s [`code`] names, as `(first, second)` segments.
+fn crate_paths(file: &str) -> Vec<(String, String)> {
     let mut paths = Vec::new();
-    for line in code.lines().map(|l| l.split("//").next().unwrap_or_default()) {
+    for line in code(file).lines() {
         for (at, _) in line.match_indices("crate::") {
             let mut words = line[at + "crate::".len()..]
                 .split("::")
@@ -155,7 +159,7 @@ fn crate_paths(file: &str) -> Vec<(String, String)> {
     paths
 }
 
-/// `src/`'s top-level module of `file` (`src/corpus/join.rs` -> `corpus`).
+/// `src/`'s top-level module of `file` (`src/corpus/plan/join.rs` -> `corpus`).
 fn top_module(file: &str) -> String {
     let rest = file.strip_prefix("src/").expect("a file of src/");
     rest.split('/').next().unwrap_or_default().trim_end_matches(".rs").to_string()
@@ -210,18 +214,28 @@ fn no_job_imports_another_and_src_has_no_import_cycle() {
     assert!(cycles.is_empty(), "import cycles between src/'s modules: {cycles:?}");
 }
 
+/// Whether `file`'s [`code`] has `module` as a segment of a path: besides
+/// `crate::corpus::module` (what [`crate_paths`] reads), a relative or grouped
+/// one (`super::super::module`, `crate::corpus::{module::..}`).
+fn names_module(file: &str, module: &str) -> bool {
+    let code = code(file);
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(module).any(|(at, _)| {
+        let (before, after) = (&code[..at], &code[at + module.len()..]);
+        let word = !before.ends_with(ident) && !after.starts_with(ident);
+        word && (before.ends_with("::") || after.starts_with("::"))
+    })
+}
+
 #[test]
-fn the_corpus_workers_import_nothing_of_the_plan() {
-    const PLAN: [&str; 6] = ["alone", "drive", "join", "rounds", "store", "display"];
-    for worker in ["work", "joined", "shrink", "runner"] {
-        let file = format!("src/corpus/{worker}.rs");
-        let plan: Vec<String> = crate_paths(&file)
-            .into_iter()
-            .filter(|(first, second)| first == "corpus" && PLAN.contains(&second.as_str()))
-            .map(|(_, second)| second)
-            .collect();
-        let relative: Vec<&str> =
-            PLAN.iter().copied().filter(|m| read(&file).contains(&format!("use super::{m}"))).collect();
-        assert!(plan.is_empty() && relative.is_empty(), "{file} imports the plan's {plan:?} {relative:?}");
+fn the_corpus_workers_and_the_plan_import_nothing_of_each_other() {
+    let mut importing = Vec::new();
+    for (folder, other) in [("worker", "plan"), ("plan", "worker")] {
+        let mut files = Vec::new();
+        rust_files(&root().join("src/corpus").join(folder), &mut files);
+        assert!(!files.is_empty(), "src/corpus/{folder}/ holds no file");
+        let named = files.into_iter().filter(|file| names_module(file, other));
+        importing.extend(named.map(|file| format!("{file} -> {other}/")));
     }
+    assert!(importing.is_empty(), "{importing:?}: what both need goes to src/corpus/ (jobs.rs, features.rs)");
 }

@@ -3,13 +3,13 @@
 use anyhow::anyhow;
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::corpus::cover::{is_subset, union, Pick};
 use crate::corpus::deadline::Deadline;
 use crate::corpus::display::Status;
+use crate::corpus::features::{is_subset, union};
 use crate::corpus::inputs::CorpusInput;
-use crate::corpus::runner::Measured;
+use crate::corpus::jobs::{Event, Job, Measured, Shrunk};
+use crate::corpus::plan::cover::Pick;
 use crate::corpus::store::{Saved, Store};
-use crate::corpus::work::{Event, Job};
 use crate::reduce::StopReason;
 use crate::session::interrupt::Interrupt;
 
@@ -45,7 +45,7 @@ pub struct KeptResult {
     pub tests: u64,
     /// Why it was kept as it was, when it was not shrunk.
     pub detail: Option<String>,
-    /// The input split off it, saved too (see [`crate::corpus::shrink::shrink_and_split`]).
+    /// The input split off it, saved too (see [`crate::corpus::worker::shrink::shrink_and_split`]).
     pub split: Option<SplitPart>,
     /// An earlier run's result, kept as it is.
     pub done: bool,
@@ -271,7 +271,7 @@ fn shrink_job(pick: &Pick, bytes: Vec<u8>) -> Job {
 fn finished(
     index: usize,
     item: &Item,
-    result: Result<crate::corpus::shrink::Shrunk, String>,
+    result: Result<Shrunk, String>,
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<KeptResult> {

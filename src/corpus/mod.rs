@@ -1,33 +1,33 @@
 //! Corpus mode: shrink every input of a fuzzing corpus and drop the redundant ones, keeping every coverage feature; the old directory is only read, the new one is a complete corpus from the first cover on, each input replaced by its result as it finishes.
 //!
+//! Two folders, which meet only in [`jobs`] (and the feature sets of
+//! [`features`]): [`plan`] decides what to keep, shrink and join; [`worker`]
+//! runs it; [`drive`] sends the plan's jobs to the workers.
+//!
 //! The steps, one file each: [`inputs`] (every file under the directory, each
-//! content once) -> on the [`crate::session::workers`], each with a coverage harness
-//! and a recording one ([`runner`], [`work`], [`shrink`]): [`drive`] measures each input's features once ->
-//! [`rounds`]: [`cover`] keeps a smallest set covering them all, each kept
-//! input assigned the features it is kept for -> each kept input shrunk while
-//! it still covers those, saved by [`store`] as it finishes -> again over the
-//! results while a round pays -> [`join`]: large typed results tried in
-//! pairs, one input for both when it is smaller -> [`alone`]: each result
-//! shrunk once more for what no other result has -> a last cover over the
-//! results, the ones no longer needed removed -> [`report`], with
-//! [`display`] showing progress.
+//! content once) -> on the [`crate::session::workers`], each with a coverage
+//! harness and a recording one ([`worker::runner`], [`worker::work`],
+//! [`worker::shrink`]): [`drive`] measures each input's features once ->
+//! [`plan::rounds`]: [`plan::cover`] keeps a smallest set covering them all,
+//! each kept input assigned the features it is kept for -> each kept input
+//! shrunk while it still covers those, saved by [`store`] as it finishes ->
+//! again over the results while a round pays -> [`plan::join`]: large typed
+//! results tried in pairs, one input for both when it is smaller ->
+//! [`plan::alone`]: each result shrunk once more for what no other result has
+//! -> a last cover over the results, the ones no longer needed removed ->
+//! [`report`], with [`display`] showing progress.
 
-pub mod alone;
-pub mod cover;
 pub mod deadline;
 pub mod display;
 pub mod drive;
+pub mod features;
 pub mod inputs;
-pub mod join;
-pub mod joined;
+pub mod jobs;
 pub mod outcome;
+pub mod plan;
 pub mod report;
-pub mod rounds;
-pub mod runner;
-pub mod shrink;
 pub mod store;
-pub mod varying;
-pub mod work;
+pub mod worker;
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -43,20 +43,23 @@ use crate::session::backend::Backend;
 use crate::session::interrupt::Interrupt;
 use crate::session::progress::Display;
 use crate::session::setup::{HarnessSetup, Limits, Located};
-use cover::{greedy_cover, intersect, union, Candidate, Pick};
 use deadline::Deadline;
 use display::Size;
 use display::Status;
 use drive::{measure_all, Item, Measures, Phase};
+use features::{intersect, union};
 use inputs::CorpusInput;
-use join::Results;
+use jobs::Measured;
 use outcome::{build_report, Ended, Parts};
+use plan::cover::{greedy_cover, Candidate, Pick};
+use plan::join::Results;
+use plan::rounds::{shrink_rounds, Rounds};
+use plan::varying::Pinned;
+use plan::{alone, join, rounds, varying};
 use report::PhaseSeconds;
-use rounds::{shrink_rounds, Rounds};
-use runner::Measured;
 use store::Store;
-use varying::Pinned;
-use work::CorpusWork;
+use worker::runner;
+use worker::work::CorpusWork;
 
 /// Runs the corpus mode; the exit code is 0 when done (or stopped at
 /// `--max-time`), 6 when the new corpus misses a feature of the old one

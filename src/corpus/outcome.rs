@@ -3,11 +3,11 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Instant;
 
-use crate::corpus::cover::{is_subset, union};
+use crate::corpus::features::{is_subset, union};
 use crate::corpus::inputs::CorpusInput;
+use crate::corpus::jobs::Measured;
+use crate::corpus::plan::rounds::Rounds;
 use crate::corpus::report::{CorpusReport, InputReport, InputStatus, PhaseSeconds, Totals, CORPUS_REPORT_VERSION};
-use crate::corpus::rounds::Rounds;
-use crate::corpus::runner::Measured;
 use crate::options::{CorpusOptions, Shard};
 use crate::project::Sanitizer;
 

@@ -24,7 +24,7 @@
 //! into a branch of its own. The coverage build (`--cfg cmc_coverage`)
 //! compiles the wrappers without that call: its instrumented code must be
 //! what `cargo fuzz build` instruments, and a coverage harness's examples and
-//! draws come from a run of the crash build, `crate::corpus::runner`
+//! draws come from a run of the crash build, `crate::corpus::worker::runner`
 //! (decision 0077).
 //!
 //! Four more methods answer questions about the data without being draws:

@@ -1,7 +1,8 @@
-//! A join on a worker: two results put into one input (the first's collection elements, then the second's) and shrunk while it keeps what the two must; the plan of which pairs to try is `join.rs`'s.
+//! A join on a worker: two results put into one input (the first's collection elements, then the second's) and shrunk while it keeps what the two must; the plan of which pairs to try is `plan/join.rs`'s.
 
-use super::runner::{Measured, Runner};
-use super::shrink::{covers, shrink, Shrunk};
+use crate::corpus::jobs::{Joined, Measured, Shrunk};
+use crate::corpus::worker::runner::Runner;
+use crate::corpus::worker::shrink::{covers, shrink};
 use crate::reduce::join::{joins, padded, PAD};
 use crate::reduce::{ReduceOptions, TestCase};
 
@@ -9,18 +10,6 @@ use crate::reduce::{ReduceOptions, TestCase};
 /// already, so most of what a full shrink would spend is the final proof that
 /// no byte of a large input can go (decision 0039).
 pub const JOIN_MAX_TESTS: u64 = 20_000;
-
-/// What a join on a worker ended with.
-#[derive(Debug, Default)]
-pub struct Joined {
-    /// Runs made, the shrink's tests included.
-    pub tests: u64,
-    /// The joined input shrunk; `None` when the two could not be joined or
-    /// no joined input had every feature.
-    pub shrunk: Option<Shrunk>,
-    /// The first input has no examples (a bytes target): nothing joins.
-    pub untyped: bool,
-}
 
 /// On a worker: `a` and `b` joined (`a` alone without `b`; `saved`, an
 /// earlier run's result, when it still covers `required`), shrunk while it

@@ -1,7 +1,8 @@
 //! Coverage that varies from run to run (a `HashMap`'s random keys, a cache): the features only some runs of an input show are never dropped; the fewest inputs that show them are kept as they are, since a shrink cannot count on seeing them again.
 
-use crate::corpus::cover::{greedy_cover, intersect, Candidate};
-use crate::corpus::runner::Measured;
+use crate::corpus::features::intersect;
+use crate::corpus::jobs::Measured;
+use crate::corpus::plan::cover::{greedy_cover, Candidate};
 
 /// The inputs kept as they are for features that vary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -15,36 +15,10 @@
 //! many-hit features keep a large input and the few-hit ones a small one,
 //! often much less in all (decision 0038).
 
-use crate::corpus::cover::{intersect, is_subset, union};
-use crate::corpus::runner::{Measured, Runner};
+use crate::corpus::features::{intersect, is_subset, union};
+use crate::corpus::jobs::{Measured, Part, Shrunk};
+use crate::corpus::worker::runner::Runner;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
-
-/// A shrunk input.
-#[derive(Clone, Debug)]
-pub struct Shrunk {
-    /// The result (the input itself when it could not be shrunk).
-    pub bytes: Vec<u8>,
-    /// The result's features.
-    pub features: Vec<u32>,
-    /// Runs made (on both harnesses), the checks included.
-    pub tests: u64,
-    /// Why the reduction ended; `None` when it did not run (see `unstable`).
-    pub stop: Option<StopReason>,
-    /// The input did not cover its assigned features when run again: kept as it is.
-    pub unstable: bool,
-    /// A second input split off the result (`shrink_and_split`): it covers
-    /// the required features of few hits, `bytes` the others.
-    pub split: Option<Part>,
-}
-
-/// An input split off a shrunk one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Part {
-    /// Its contents.
-    pub bytes: Vec<u8>,
-    /// Its features.
-    pub features: Vec<u32>,
-}
 
 /// Results at least this large are tried split in two.
 pub const SPLIT_MIN_BYTES: usize = 256;

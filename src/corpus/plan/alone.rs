@@ -16,9 +16,8 @@
 use std::ops::Range;
 
 use crate::corpus::drive::Phase;
-use crate::corpus::join::{decide, held_only_by, take, Entry, Journaled, Results};
-use crate::corpus::joined::Joined;
-use crate::corpus::work::{Event, Job};
+use crate::corpus::jobs::{Event, Job, Joined};
+use crate::corpus::plan::join::{decide, held_only_by, take, Entry, Journaled, Results};
 
 /// Shrinks each of `entries` (largest first) for what no other entry has,
 /// `batch` at a time; a smaller result takes the entry's place and becomes
@@ -115,7 +114,7 @@ fn settle(results: &mut Results<'_>, entry: &mut Entry, journaled: &Journaled, j
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::corpus::join::tests::entry;
+    use crate::corpus::plan::join::tests::entry;
 
     #[test]
     fn a_batch_keeps_what_no_other_result_has_each_shared_one_in_its_smallest() {

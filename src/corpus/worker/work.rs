@@ -1,110 +1,18 @@
-//! The corpus mode's jobs (measure an input, check an earlier run's results, shrink a kept one, join two results) and events, on the shared worker threads, each worker with its own fork servers (`runner`).
+//! The corpus mode's jobs handled on the shared worker threads (measure an input, check an earlier run's results, shrink a kept one, join two results), each worker with its own fork servers (`runner`); the jobs and events are `jobs.rs`'s.
 
 use std::sync::OnceLock;
 
 use crossbeam_channel::Sender;
 
-use crate::corpus::joined::{join_and_shrink, Joined};
-use crate::corpus::runner::{Measured, Runner};
-use crate::corpus::shrink::{shrink_and_split, Shrunk};
+use crate::corpus::jobs::{Event, Job, Joined, Measured};
+use crate::corpus::worker::joined::join_and_shrink;
+use crate::corpus::worker::runner::Runner;
+use crate::corpus::worker::shrink::shrink_and_split;
 use crate::exec::RunningGroup;
 use crate::reduce::ReduceOptions;
 use crate::session::interrupt::Interrupt;
 use crate::session::setup::HarnessSetup;
 use crate::session::workers::{Slot, Work};
-
-/// Work for a worker.
-#[derive(Debug)]
-pub enum Job {
-    /// Run an input for its features: once (`first` is `None`), or again
-    /// after a first run that covered `first` (more when they vary).
-    Measure {
-        /// The input's index.
-        index: usize,
-        /// Its contents.
-        bytes: Vec<u8>,
-        /// What its first run covered, when this is the run again.
-        first: Option<Vec<u32>>,
-    },
-    /// Run the results an earlier run saved for a kept input (its result,
-    /// and the input split off it if any) for their features.
-    Check {
-        /// The input's index.
-        index: usize,
-        /// The results' contents.
-        parts: Vec<Vec<u8>>,
-    },
-    /// Shrink a kept input (and split it when that pays).
-    Shrink {
-        /// The input's index.
-        index: usize,
-        /// Its contents.
-        bytes: Vec<u8>,
-        /// The features it must keep.
-        required: Vec<u32>,
-    },
-    /// Join two results into one and shrink it (`crate::corpus::join`).
-    Join {
-        /// The first one's origin (for progress).
-        index: usize,
-        /// The result whose collection takes the other's elements.
-        a: Vec<u8>,
-        /// The other; `None`: `a` is shrunk alone (`crate::corpus::alone`).
-        b: Option<Vec<u8>>,
-        /// The features the result must keep (those no other kept result has).
-        required: Vec<u32>,
-        /// An earlier run's result for the pair (or for `a` alone).
-        saved: Option<Vec<u8>>,
-    },
-}
-
-/// What a worker reports.
-#[derive(Debug)]
-pub enum Event {
-    /// An input ran (once, or again after its first run).
-    Measured {
-        /// The input's index.
-        index: usize,
-        /// What the runs showed (the features every run had).
-        result: Measured,
-        /// The features only some runs had.
-        varying: Vec<u32>,
-        /// Runs made.
-        runs: u64,
-    },
-    /// An earlier run's results ran.
-    Checked {
-        /// The input's index.
-        index: usize,
-        /// What each run showed, in the order given.
-        results: Vec<Measured>,
-    },
-    /// A shrink is under way.
-    Progress {
-        /// The worker.
-        worker: usize,
-        /// The input's index.
-        index: usize,
-        /// The best size so far.
-        size: usize,
-        /// Tests so far.
-        tests: u64,
-    },
-    /// A shrink ended.
-    Shrunk {
-        /// The input's index.
-        index: usize,
-        /// Its result, or why it failed (the input is then kept as it is).
-        result: Result<Shrunk, String>,
-    },
-    /// A join ended.
-    Joined {
-        /// The first one's origin.
-        index: usize,
-        /// The joined input shrunk, if any, and the runs it took.
-        result: Result<Joined, String>,
-    },
-}
 
 /// Corpus jobs on coverage harnesses.
 #[derive(Debug)]

@@ -8,15 +8,17 @@
 //! one saves less than [`ROUND_GAIN`] of what it started from
 //! (decision 0036).
 //!
-//! A shrink may split its result in two (`shrink::shrink_and_split`): the
-//! part split off becomes an origin of its own, after the corpus inputs,
-//! rooted at the input its result came from (the report lists it there).
+//! A shrink may split its result in two
+//! (`worker::shrink::shrink_and_split`): the part split off becomes an origin
+//! of its own, after the corpus inputs, rooted at the input its result came
+//! from (the report lists it there).
 
 use std::collections::HashSet;
 
-use crate::corpus::cover::{assign_to_smallest, greedy_cover, intersect, union, Candidate, Pick};
 use crate::corpus::display::Size;
 use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
+use crate::corpus::features::{intersect, union};
+use crate::corpus::plan::cover::{assign_to_smallest, greedy_cover, Candidate, Pick};
 use crate::corpus::store::Store;
 
 /// At most this many rounds.
@@ -210,8 +212,7 @@ mod tests {
     use crate::corpus::deadline::Deadline;
     use crate::corpus::display::Status;
     use crate::corpus::drive::SplitPart;
-    use crate::corpus::shrink::Shrunk;
-    use crate::corpus::work::{Event, Job};
+    use crate::corpus::jobs::{Event, Job, Shrunk};
     use crate::reduce::StopReason;
     use crate::session::interrupt::Interrupt;
     use crate::session::output::sha1_hex;

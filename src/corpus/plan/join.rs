@@ -20,10 +20,9 @@
 //! key, so a rerun takes it back after one run.
 
 use crate::corpus::drive::{Item, KeptResult, Phase};
-use crate::corpus::joined::Joined;
-use crate::corpus::rounds::{cover, release_dropped, Rounds};
+use crate::corpus::jobs::{Event, Job, Joined};
+use crate::corpus::plan::rounds::{cover, release_dropped, Rounds};
 use crate::corpus::store::Store;
-use crate::corpus::work::{Event, Job};
 use crate::reduce::StopReason;
 use crate::session::progress::counted;
 

@@ -8,7 +8,8 @@
 //! once more, on the recording harness, for the examples the reducer cuts
 //! along: one run more per success.
 
-use crate::corpus::cover::{intersect, union};
+use crate::corpus::features::{intersect, union};
+use crate::corpus::jobs::Measured;
 use crate::exec::{Coverage, Executor, ForkServerExecutor, RunningGroup};
 use crate::protocol::ResultKind;
 use crate::reduce::Example;
@@ -20,23 +21,6 @@ pub const MEASURE_RUNS: usize = 4;
 
 /// Why a run of a harness built without coverage cannot be measured.
 pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
-
-/// What one run of an input showed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Measured {
-    /// It ran normally and covered these features (ascending).
-    Covered(Vec<u32>),
-    /// It crashed (the signature, as shown).
-    Crashed(String),
-    /// It ran past the time limit.
-    TimedOut,
-    /// The target rejected it (`Corpus::Reject`): libFuzzer never adds it to a corpus.
-    Rejected,
-    /// It is empty: libFuzzer never counts an empty input's coverage.
-    Empty,
-    /// It could not be run or measured.
-    Failed(String),
-}
 
 /// A worker's harnesses.
 #[derive(Debug)]

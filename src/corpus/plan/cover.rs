@@ -1,4 +1,4 @@
-//! Feature sets (ascending `u32` lists, libFuzzer's numbering) and the greedy set cover that picks the inputs a corpus keeps.
+//! The greedy set cover that picks the inputs a corpus keeps, and the assignment of each feature to one kept input.
 //!
 //! The cover is libFuzzer's `-set_cover_merge`'s rule: repeatedly take the
 //! input that adds the most features not yet covered, the smallest file on a
@@ -82,35 +82,10 @@ pub fn assign_to_smallest(picks: Vec<Pick>, candidates: &[Candidate]) -> Vec<Pic
         .collect()
 }
 
-/// Whether every feature of `needed` is in `have` (both ascending).
-pub fn is_subset(needed: &[u32], have: &[u32]) -> bool {
-    let mut have = have.iter();
-    needed.iter().all(|n| have.any(|h| h == n))
-}
-
-/// The features of `a` that are in `b` (both ascending).
-pub fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut b = b.iter().peekable();
-    a.iter()
-        .copied()
-        .filter(|&f| {
-            while b.next_if(|&&g| g < f).is_some() {}
-            b.peek() == Some(&&f)
-        })
-        .collect()
-}
-
-/// The union of feature lists (ascending, unique).
-pub fn union<'a>(sets: impl IntoIterator<Item = &'a [u32]>) -> Vec<u32> {
-    let mut all: Vec<u32> = sets.into_iter().flatten().copied().collect();
-    all.sort_unstable();
-    all.dedup();
-    all
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::features::union;
 
     fn candidates(sets: &[(usize, &'static [u32])]) -> Vec<Candidate<'static>> {
         sets.iter().map(|&(size, features)| Candidate { size, features }).collect()
@@ -154,17 +129,5 @@ mod tests {
         .map(|p| p.index)
         .collect();
         assert_eq!(kept, [1, 2], "a large input whose features smaller ones have goes");
-    }
-
-    #[test]
-    fn subsets_and_unions_of_ascending_lists() {
-        assert!(is_subset(&[2, 5], &[1, 2, 3, 5, 8]));
-        assert!(is_subset(&[], &[1]));
-        assert!(!is_subset(&[2, 4], &[1, 2, 3, 5]));
-        assert!(!is_subset(&[9], &[]));
-        assert_eq!(union([&[3u32, 1][..], &[2, 3]]), [1, 2, 3]);
-        assert_eq!(intersect(&[1, 3, 5, 7, 9], &[2, 3, 4, 9, 10]), [3, 9]);
-        assert_eq!(intersect(&[1, 2], &[]), Vec::<u32>::new());
-        assert_eq!(intersect(&[1, 2], &[2]), [2], "a larger feature is not passed over");
     }
 }

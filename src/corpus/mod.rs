@@ -56,7 +56,7 @@ use plan::join::Results;
 use plan::rounds::{shrink_rounds, Rounds};
 use plan::varying::Pinned;
 use plan::{alone, join, rounds, varying};
-use report::PhaseSeconds;
+use report::{CorpusReport, PhaseSeconds};
 use store::Store;
 use worker::runner;
 use worker::work::CorpusWork;
@@ -90,21 +90,15 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     };
     let (workers, structure, shard) = (corpus.workers, options.structure, corpus.shard);
     let setting = Setting { workers, structure, shard, build_recording: &build_recording };
-    let Phased { measured, measure_runs, required, pinned, rounds, seconds } =
-        crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
-            let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
-            phases(&inputs, &setting, &mut store, &mut phase)
-        })?;
+    let phased = crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
+        let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
+        phases(&inputs, &setting, &mut store, &mut phase)
+    })?;
     status.clear();
     let interrupted = interrupt.is_raised() && !deadline.reached();
-    let kept = match interrupt.is_raised() {
-        true => store.held(),
-        false => final_cover(&rounds.results, &required, &store)?
-            .into_iter()
-            .chain(pinned.inputs.iter().map(|&i| inputs[i].sha1.clone()))
-            .collect(),
-    };
+    let kept = kept_files(&phased, &inputs, &store, interrupt)?;
     store.prune(&kept)?;
+    let Phased { measured, measure_runs, required, pinned, rounds, seconds } = phased;
     let sanitizer = corpus.project.flags.sanitizer;
     let (varying, rounds, measured) = (pinned.features.len(), &rounds, &measured);
     let (inputs, required, pinned) = (&inputs, &required, &pinned.inputs);
@@ -112,18 +106,49 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let parts = Parts { inputs, measured, measure_runs, required, rounds, kept, sanitizer, varying, pinned, shard };
     let ended = Ended { started, first: status.first_complete(), interrupted, deadline: deadline.reached(), seconds };
     let report = build_report(target, corpus, &store.dir().display().to_string(), &parts, &ended);
+    show(&report, options)?;
+    Ok(exit_code(interrupted, report.covers_every_feature))
+}
+
+/// The files the new corpus keeps: when stopped (Ctrl-C or `--max-time`),
+/// every one it holds; else a last cover over the results, and the inputs
+/// pinned for features that vary.
+fn kept_files(
+    phased: &Phased,
+    inputs: &[CorpusInput],
+    store: &Store,
+    interrupt: &Interrupt,
+) -> Result<HashSet<String>, Failure> {
+    Ok(match interrupt.is_raised() {
+        true => store.held(),
+        false => final_cover(&phased.rounds.results, &phased.required, store)?
+            .into_iter()
+            .chain(phased.pinned.inputs.iter().map(|&i| inputs[i].sha1.clone()))
+            .collect(),
+    })
+}
+
+/// Shows the `report`: as JSON on stdout with `--json`, its summary on
+/// stderr unless `--quiet`.
+fn show(report: &CorpusReport, options: &Options) -> Result<(), Failure> {
     if options.json {
-        println!("{}", serde_json::to_string_pretty(&report).map_err(anyhow::Error::from)?);
+        println!("{}", serde_json::to_string_pretty(report).map_err(anyhow::Error::from)?);
     }
     if !options.quiet {
         eprint!("{}", report.summary());
     }
-    Ok(match (interrupted, report.covers_every_feature) {
+    Ok(())
+}
+
+/// The run's exit code (see [`run`]), from whether Ctrl-C stopped it and
+/// whether the new corpus covers every feature of the old one.
+fn exit_code(interrupted: bool, covers_every_feature: bool) -> Exit {
+    match (interrupted, covers_every_feature) {
         (true, _) => Exit::Interrupted,
         (false, true) => Exit::Minimized,
         // Coverage that varies from run to run: the new corpus is written, but short.
         (false, false) => Exit::Unverified,
-    })
+    }
 }
 
 /// What the phases need of the run's options.
@@ -545,6 +570,35 @@ mod tests {
         // largest goes since the two smaller ones cover what it has.
         assert_eq!(kept, HashSet::from([sha1_hex(b"dd"), sha1_hex(b"bb")]));
         assert!(final_cover(&results, &[], &store).unwrap().is_empty(), "nothing required, nothing kept");
+    }
+
+    #[test]
+    fn stopped_the_corpus_keeps_every_file_it_holds_else_the_last_cover_and_the_pinned_inputs() {
+        let root = tempfile::tempdir().unwrap();
+        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
+        std::fs::create_dir(&source).unwrap();
+        let mut store = Store::open(&out, &source, &scratch, "build").unwrap();
+        let inputs = vec![input(b"aaaa"), input(b"bb"), input(b"varies")];
+        let results = vec![result(0, b"aaaa", &[1, 2]), result(1, b"bb", &[2])];
+        store.seed(results.iter().map(|r| r.bytes.as_slice())).unwrap();
+        let pinned = Pinned { inputs: vec![2], features: vec![7] };
+        let rounds = Rounds { results, ..Rounds::none(inputs.len()) };
+        let (measured, seconds) = (Vec::new(), PhaseSeconds::default());
+        let phased = Phased { measured, measure_runs: 0, required: vec![1, 2], pinned, rounds, seconds };
+        let interrupt = Interrupt::default();
+        let kept = kept_files(&phased, &inputs, &store, &interrupt).unwrap();
+        assert_eq!(kept, HashSet::from([sha1_hex(b"aaaa"), sha1_hex(b"varies")]), "the cover and the pinned input");
+        interrupt.raise();
+        let held = kept_files(&phased, &inputs, &store, &interrupt).unwrap();
+        assert_eq!(held, HashSet::from([sha1_hex(b"aaaa"), sha1_hex(b"bb")]), "every file held, no cover");
+    }
+
+    #[test]
+    fn the_exit_code_says_stopped_then_whether_every_feature_is_covered() {
+        assert_eq!(exit_code(true, true), Exit::Interrupted);
+        assert_eq!(exit_code(true, false), Exit::Interrupted);
+        assert_eq!(exit_code(false, true), Exit::Minimized);
+        assert_eq!(exit_code(false, false), Exit::Unverified, "coverage that varies: written, but short");
     }
 
     #[test]

@@ -79,17 +79,7 @@ impl HarnessSetup {
     ) -> Result<HarnessSetup, Failure> {
         let Located { project, cwd } = located;
         project.target(target)?;
-        let build = BuildOptions {
-            flags: options.flags.clone(),
-            // The harness's binary never goes into cargo's own target directory
-            // (it would replace `cargo fuzz build`'s of the same name), only
-            // its intermediate files (see `build_harness`).
-            cargo_target_dir: options.target_dir.as_deref().map(|dir| cwd.join(dir)),
-            coverage: options.coverage,
-            // This binary compiles the runtime uninstrumented (see `project::wrapper`).
-            rustc_wrapper: std::env::current_exe().ok().filter(|_| options.coverage),
-            ..BuildOptions::default()
-        };
+        let build = build_options(options, &cwd);
         if !quiet {
             let variant = if options.coverage { " coverage" } else { "" };
             eprintln!("building {target}{variant} harness...");
@@ -108,22 +98,8 @@ impl HarnessSetup {
         if !quiet {
             eprintln!("built {} in {:.1?}", harness.binary.display(), harness.duration);
         }
-        // Only a typed target loses anything (a raw-bytes one records nothing
-        // anyway), or one that builds typed values from its bytes by hand.
-        let typed = || {
-            let found = project.target(target).ok();
-            found.as_ref().and_then(|t| t.is_typed()) != Some(false)
-                || found.is_some_and(|t| crate::project::sources::builds_unstructured(&project.fuzz_dir, &t.path))
-        };
-        if let Some(warning) = harness.structure.warning().filter(|_| typed()) {
-            eprintln!("warning: {warning}");
-        }
-        let mut config = ForkServerConfig::new(&harness.binary, limits.timeout);
-        config.rss_limit_mb = limits.rss_limit_mb;
-        if options.coverage {
-            config.feature_capacity = FEATURE_CAPACITY;
-        }
-        config.env = options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        warn_of_lost_structure(&project, target, &harness);
+        let config = fork_server_config(&harness, options, limits);
         Ok(HarnessSetup {
             project,
             target: target.to_owned(),
@@ -236,6 +212,48 @@ impl HarnessSetup {
     }
 }
 
+/// How the harness is built for `options`, relative paths taken from `cwd`.
+fn build_options(options: &ProjectOptions, cwd: &Path) -> BuildOptions {
+    BuildOptions {
+        flags: options.flags.clone(),
+        // The harness's binary never goes into cargo's own target directory
+        // (it would replace `cargo fuzz build`'s of the same name), only
+        // its intermediate files (see `build_harness`).
+        cargo_target_dir: options.target_dir.as_deref().map(|dir| cwd.join(dir)),
+        coverage: options.coverage,
+        // This binary compiles the runtime uninstrumented (see `project::wrapper`).
+        rustc_wrapper: std::env::current_exe().ok().filter(|_| options.coverage),
+        ..BuildOptions::default()
+    }
+}
+
+/// Warns, in one line, when the harness of `target` records less than all
+/// of its inputs' structure and that loses the user something.
+fn warn_of_lost_structure(project: &FuzzProject, target: &str, harness: &Harness) {
+    // Only a typed target loses anything (a raw-bytes one records nothing
+    // anyway), or one that builds typed values from its bytes by hand.
+    let typed = || {
+        let found = project.target(target).ok();
+        found.as_ref().and_then(|t| t.is_typed()) != Some(false)
+            || found.is_some_and(|t| crate::project::sources::builds_unstructured(&project.fuzz_dir, &t.path))
+    };
+    if let Some(warning) = harness.structure.warning().filter(|_| typed()) {
+        eprintln!("warning: {warning}");
+    }
+}
+
+/// What every fork server of `harness` starts with: the per-test limits,
+/// room for a coverage build's features, and the sanitizer's runtime options.
+fn fork_server_config(harness: &Harness, options: &ProjectOptions, limits: Limits) -> ForkServerConfig {
+    let mut config = ForkServerConfig::new(&harness.binary, limits.timeout);
+    config.rss_limit_mb = limits.rss_limit_mb;
+    if options.coverage {
+        config.feature_capacity = FEATURE_CAPACITY;
+    }
+    config.env = options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+    config
+}
+
 /// One cross-check with a plain libFuzzer build.
 #[derive(Debug)]
 pub struct LibFuzzerRequest<'a> {
@@ -340,6 +358,22 @@ mod tests {
             LibFuzzerCheck::skipped("interrupted")
         );
         assert!(!dir.path().join("target").exists(), "nothing was built");
+    }
+
+    #[test]
+    fn only_a_coverage_build_has_the_wrapper_and_room_for_features_and_both_keep_the_limits() {
+        let dir = tempfile::tempdir().unwrap();
+        let plain = ProjectOptions { target_dir: Some("t".into()), ..Default::default() };
+        let coverage = ProjectOptions { coverage: true, ..plain.clone() };
+        let build = build_options(&plain, dir.path());
+        assert_eq!((build.cargo_target_dir, build.rustc_wrapper), (Some(dir.path().join("t")), None));
+        assert_eq!(build_options(&coverage, dir.path()).rustc_wrapper, std::env::current_exe().ok());
+        let harness = setup(dir.path(), plain.clone()).harness;
+        let limits = Limits { timeout: Duration::from_secs(2), rss_limit_mb: 64 };
+        let config = fork_server_config(&harness, &plain, limits);
+        assert_eq!((&config.program, config.timeout, config.rss_limit_mb), (&harness.binary, limits.timeout, 64));
+        assert_eq!((config.feature_capacity, config.env.len()), (0, 0), "no coverage, no sanitizer");
+        assert_eq!(fork_server_config(&harness, &coverage, limits).feature_capacity, FEATURE_CAPACITY);
     }
 
     #[test]

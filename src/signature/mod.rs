@@ -155,35 +155,51 @@ impl Signature {
             let location = outcome.frames.as_deref().and_then(overflow_location);
             return Some(Signature { location, ..plain(Kind::StackOverflow) });
         }
-        let top_frame = || parse::top_user_frame(&stderr).map(|f| f.to_string());
         if let Some(report) = parse::sanitizer(&stderr) {
-            // Unsymbolized in the report (`symbolize=0`): the frames the fork server looked up.
-            let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
-            // A stack overflow is its recursion, not the frame it ran out in.
-            let recursion = || {
-                if report.bug != "stack-overflow" {
-                    return None;
-                }
-                match outcome.frames.as_deref() {
-                    Some(looked_up) => overflow_location(looked_up),
-                    None => overflow_location(&parse::frames(&stderr)),
-                }
-            };
-            return Some(Signature {
-                location: recursion()
-                    .or_else(top_frame)
-                    .or_else(looked_up)
-                    .or(report.summary_location.map(|l| path::normalize(&l).into_owned())),
-                message: Some(parse::normalize_message(&report.message)),
-                kind: Kind::Sanitizer { sanitizer: report.sanitizer, bug: report.bug },
-                raised_in: None,
-            });
+            return Some(Signature::of_sanitizer(report, outcome, &stderr));
         }
         if let Some(event) = parse::libfuzzer(&stderr) {
             let kind = libfuzzer_kind(&event);
-            return Some(Signature { kind, location: top_frame(), message: None, raised_in: None });
+            let location = parse::top_user_frame(&stderr).map(|f| f.to_string());
+            return Some(Signature { kind, location, message: None, raised_in: None });
         }
-        Some(match outcome.status {
+        Some(Signature::of_status(outcome))
+    }
+
+    /// The crash a sanitizer `report` in `stderr` (the outcome's) describes:
+    /// where is its recursion when it is a stack overflow, else the top frame
+    /// of user code (in the report, else as the fork server looked it up),
+    /// else the report's summary line.
+    fn of_sanitizer(report: parse::SanitizerReport, outcome: &Outcome, stderr: &str) -> Signature {
+        let top_frame = || parse::top_user_frame(stderr).map(|f| f.to_string());
+        // Unsymbolized in the report (`symbolize=0`): the frames the fork server looked up.
+        let looked_up = || parse::first_user_frame(outcome.frames.as_deref()?).map(|f| f.to_string());
+        // A stack overflow is its recursion, not the frame it ran out in.
+        let recursion = || {
+            if report.bug != "stack-overflow" {
+                return None;
+            }
+            match outcome.frames.as_deref() {
+                Some(looked_up) => overflow_location(looked_up),
+                None => overflow_location(&parse::frames(stderr)),
+            }
+        };
+        Signature {
+            location: recursion()
+                .or_else(top_frame)
+                .or_else(looked_up)
+                .or(report.summary_location.map(|l| path::normalize(&l).into_owned())),
+            message: Some(parse::normalize_message(&report.message)),
+            kind: Kind::Sanitizer { sanitizer: report.sanitizer, bug: report.bug },
+            raised_in: None,
+        }
+    }
+
+    /// The crash of an `outcome` that exited or died by a signal with nothing
+    /// recognisable printed: its status, located by the harness's own frames.
+    fn of_status(outcome: &Outcome) -> Signature {
+        let plain = |kind| Signature { kind, location: None, message: None, raised_in: None };
+        match outcome.status {
             Status::Signaled(_) if outcome.stack_overflow => {
                 let location = overflow_location(outcome.frames.as_deref().unwrap_or_default());
                 Signature { kind: Kind::StackOverflow, location, message: None, raised_in: None }
@@ -194,8 +210,8 @@ impl Signature {
                 Signature { kind: Kind::Signal { signal }, location, message: None, raised_in: None }
             }
             Status::Exited(code) => plain(Kind::Exit { code }),
-            Status::Timeout | Status::OutOfMemory => unreachable!("handled above"),
-        })
+            Status::Timeout | Status::OutOfMemory => unreachable!("handled by `Signature::of`"),
+        }
     }
 
     /// Whether `libfuzzer`, the crash a plain libFuzzer build of the target had,

@@ -91,17 +91,21 @@ fn suffix_hashes(chain: &[(u32, u32)]) -> Vec<u64> {
 /// it is in, so that the order and depths read as a derived value's.
 pub(super) fn with_spans(draws: Vec<Example>, chains: &[&[(u32, u32)]]) -> Vec<Example> {
     let spans = spans(chains);
+    // Each span's example first (it reads the draws' ranges), so the draws
+    // themselves can then move into the result.
+    let span_examples: Vec<(Range<usize>, Example)> =
+        spans.iter().map(|s| (s.draws.clone(), span_example(&draws[s.draws.clone()], s.site))).collect();
+    let mut span_examples = span_examples.into_iter().peekable();
     let mut out = Vec::with_capacity(draws.len() + spans.len());
-    let mut next = 0;
     let mut ends: Vec<usize> = Vec::new();
-    for (k, mut draw) in draws.iter().cloned().enumerate() {
+    for (k, mut draw) in draws.into_iter().enumerate() {
         while ends.last().is_some_and(|&end| end <= k) {
             ends.pop();
         }
-        while let Some(span) = spans.get(next).filter(|s| s.draws.start == k) {
-            out.push(span_example(&draws[span.draws.clone()], span.site, ends.len() as u32));
-            ends.push(span.draws.end);
-            next += 1;
+        while let Some((range, mut example)) = span_examples.next_if(|(r, _)| r.start == k) {
+            example.depth = ends.len() as u32;
+            out.push(example);
+            ends.push(range.end);
         }
         draw.depth = ends.len() as u32;
         out.push(draw);
@@ -110,15 +114,16 @@ pub(super) fn with_spans(draws: Vec<Example>, chains: &[&[(u32, u32)]]) -> Vec<E
 }
 
 /// The example of a span over `draws`: its front from the first front read
-/// to the last, its back likewise (empty where it read none).
-fn span_example(draws: &[Example], site: u32, depth: u32) -> Example {
+/// to the last, its back likewise (empty where it read none); its depth is
+/// set where it is placed.
+fn span_example(draws: &[Example], site: u32) -> Example {
     let cover = |ranges: Vec<&Range<usize>>, at: usize| {
         let start = ranges.iter().map(|r| r.start).min().unwrap_or(at);
         start..ranges.iter().map(|r| r.end).max().unwrap_or(at)
     };
     let front = cover(draws.iter().map(|d| &d.front).filter(|r| !r.is_empty()).collect(), draws[0].front.start);
     let back = cover(draws.iter().map(|d| &d.back).filter(|r| !r.is_empty()).collect(), draws[0].back.start);
-    Example::new(front, back, format!("{}{site:08x}", crate::reduce::CALL_LABEL), depth)
+    Example::new(front, back, format!("{}{site:08x}", crate::reduce::CALL_LABEL), 0)
 }
 
 #[cfg(test)]

@@ -553,15 +553,20 @@ mod tests {
 
     /// A result of `bytes` with `features`.
     fn result(origin: usize, bytes: &[u8], features: &[u32]) -> Item {
-        Item { origin, sha1: sha1_hex(bytes), bytes: bytes.to_vec(), features: features.to_vec(), done: true }
+        crate::corpus::plan::rounds::tests::item(origin, bytes, features, true)
+    }
+
+    /// A new store for a corpus in `root` (empty, as the tests seed it).
+    fn empty_store(root: &std::path::Path) -> Store {
+        let (source, out, scratch) = (root.join("corpus"), root.join("new"), root.join("s"));
+        std::fs::create_dir(&source).unwrap();
+        Store::open(&out, &source, &scratch, "build").unwrap()
     }
 
     #[test]
     fn the_last_cover_keeps_only_the_results_the_required_features_need() {
         let root = tempfile::tempdir().unwrap();
-        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
-        std::fs::create_dir(&source).unwrap();
-        let mut store = Store::open(&out, &source, &scratch, "build").unwrap();
+        let mut store = empty_store(root.path());
         let results =
             [result(0, b"aaaa", &[1, 2, 9]), result(1, b"bb", &[2]), result(2, b"c", &[9]), result(3, b"dd", &[1, 3])];
         store.seed(results.iter().map(|r| r.bytes.as_slice())).unwrap();
@@ -575,9 +580,7 @@ mod tests {
     #[test]
     fn stopped_the_corpus_keeps_every_file_it_holds_else_the_last_cover_and_the_pinned_inputs() {
         let root = tempfile::tempdir().unwrap();
-        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
-        std::fs::create_dir(&source).unwrap();
-        let mut store = Store::open(&out, &source, &scratch, "build").unwrap();
+        let mut store = empty_store(root.path());
         let inputs = vec![input(b"aaaa"), input(b"bb"), input(b"varies")];
         let results = vec![result(0, b"aaaa", &[1, 2]), result(1, b"bb", &[2])];
         store.seed(results.iter().map(|r| r.bytes.as_slice())).unwrap();

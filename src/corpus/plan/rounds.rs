@@ -204,7 +204,7 @@ fn record(latest: &mut [Option<KeptResult>], kept: &[KeptResult]) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::path::Path;
     use std::time::Instant;
 
@@ -218,7 +218,8 @@ mod tests {
     use crate::session::output::sha1_hex;
     use crate::session::progress::Display;
 
-    fn item(origin: usize, bytes: &[u8], features: &[u32], done: bool) -> Item {
+    /// An item of `bytes` covering `features` (`done`: a result of this run).
+    pub(crate) fn item(origin: usize, bytes: &[u8], features: &[u32], done: bool) -> Item {
         Item { origin, sha1: sha1_hex(bytes), bytes: bytes.to_vec(), features: features.to_vec(), done }
     }
 

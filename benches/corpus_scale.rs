@@ -24,6 +24,14 @@
 //!   campaigns grow them (issue 36's typed goal was set on such a corpus);
 //! - `demangle`: rustc-demangle 0.1.21, `try_demangle` on the bytes as UTF-8,
 //!   printed both ways (`{}` and `{:#}`), a bytes target.
+//! - `cmark`: pulldown-cmark 0.12.1 rendering a derived markdown document
+//!   (`corpus_scale/cmark.rs`; typed, inputs of a kilobyte or more), whose
+//!   definition-list panic libFuzzer finds in seconds: the corpus grows in
+//!   `-fork=1 -ignore_crashes=1` runs of two minutes, and five of the
+//!   crashes it wrote go among the inputs both sides are given
+//!   (`<dir>/inputs`), as a fuzzing job's corpus and artifacts are. Both
+//!   sides leave them out; libFuzzer's counts and rate are taken on the
+//!   corpus alone (a crash ends a `-runs=0` run).
 //!
 //! For each: `cargo fuzz build TARGET` (AddressSanitizer, cargo-fuzz's
 //! default, as users fuzz; timed), then the corpus: libFuzzer's own, grown by
@@ -37,13 +45,16 @@
 //!   20 by default), into a new directory with no journal of an earlier run.
 //!   NEW is a complete corpus from the moment it has files: it is counted
 //!   every half second, for when it first has files and its files and bytes
-//!   at 1, 5 and 15 minutes (a checkpoint after the end shows the end).
+//!   at 1, 5 and 10 minutes (a checkpoint after the end shows the end).
 //!
 //! libFuzzer then counts each corpus its own way on the same binary:
 //! `BINARY -runs=0 DIR` (`cov:` and `ft:` of the `INITED` line) on the
 //! original, cmin's result and ours, and `BINARY -runs=0 OURS ORIGINAL`:
 //! when that counts what ours alone counts, libFuzzer finds nothing in the
-//! original beyond ours. Three Markdown tables: the sides (with our first
+//! original beyond ours; `BINARY -runs=0 CORPUS` timed is libFuzzer's own
+//! rate (executions per second, one process), beside our tests per second,
+//! and the kernel's share of each side's CPU time (`getrusage` of the
+//! children, our run's fork servers and targets included). Three Markdown tables: the sides (with our first
 //! complete corpus's time over cmin's plus the build's; issue 36's goal is 3
 //! at most), where our time went (the report's `phase_seconds`, the rest
 //! of its `seconds` being our harness builds), and what each phase left
@@ -56,6 +67,8 @@
 mod cargo_fuzz;
 #[path = "support/corpus_counts.rs"]
 mod corpus_counts;
+#[path = "support/cpu.rs"]
+mod cpu;
 #[path = "support/fuzz_crate.rs"]
 mod fuzz_crate;
 #[path = "support/table.rs"]
@@ -71,6 +84,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Counts, Libfuzzer, Minimized};
+use cpu::Cpu;
 
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {
@@ -88,6 +102,9 @@ struct Project {
     runs: u64,
     /// More libFuzzer flags while the corpus grows.
     grow: &'static [&'static str],
+    /// Crashing inputs libFuzzer found while growing it, put among the inputs
+    /// both sides are given (as a fuzzing job's corpus and artifacts are).
+    crashes: usize,
 }
 
 const REGEX_SOURCE: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
@@ -97,7 +114,12 @@ const REGEX_SOURCE: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
         }\n\
     });\n";
 
-const PROJECTS: [Project; 3] = [
+/// A derived markdown document, written out as markdown and rendered with
+/// the options it draws: inputs of a kilobyte or more, many of them close to
+/// pulldown-cmark 0.12.1's definition-list panic (`firstpass.rs:1507`).
+const CMARK_SOURCE: &str = include_str!("corpus_scale/cmark.rs");
+
+const PROJECTS: [Project; 4] = [
     Project {
         name: "regex",
         dir: "regex",
@@ -108,6 +130,7 @@ const PROJECTS: [Project; 3] = [
         max_len: 1024,
         runs: 100_000,
         grow: &[],
+        crashes: 0,
     },
     Project {
         name: "regex-long",
@@ -119,6 +142,7 @@ const PROJECTS: [Project; 3] = [
         max_len: 4096,
         runs: 100_000,
         grow: &["-len_control=0"],
+        crashes: 0,
     },
     Project {
         name: "demangle",
@@ -138,6 +162,22 @@ const PROJECTS: [Project; 3] = [
         max_len: 256,
         runs: 500_000,
         grow: &[],
+        crashes: 0,
+    },
+    Project {
+        name: "cmark",
+        dir: "cmark",
+        label: "cmark (pulldown-cmark 0.12.1, typed, with crashes)",
+        dependency: "pulldown-cmark = { version = \"=0.12.1\", default-features = false, features = [\"html\"] }\n\
+                     arbitrary = { version = \"1\", features = [\"derive\"] }",
+        target: "render",
+        source: CMARK_SOURCE,
+        max_len: 4096,
+        runs: 100_000_000,
+        // Its definition-list panic (`firstpass.rs:1507`) is found in seconds:
+        // each seed goes on past its crashes for two minutes.
+        grow: &["-len_control=0", "-fork=1", "-ignore_crashes=1", "-max_total_time=120"],
+        crashes: 5,
     },
 ];
 
@@ -148,7 +188,7 @@ const MAX_SEEDS: u64 = 40;
 /// Our `--max-time` in minutes unless `BENCH_MINUTES` says otherwise.
 const DEFAULT_MINUTES: u64 = 20;
 /// The minutes at which our new corpus's files and bytes are shown.
-const CHECKPOINTS: [u64; 3] = [1, 5, 15];
+const CHECKPOINTS: [u64; 3] = [1, 5, 10];
 /// How often our new corpus is counted while the run goes on.
 const POLL: Duration = Duration::from_millis(500);
 
@@ -239,6 +279,43 @@ fn corpus(project: &Project, dir: &Path, binary: &Path) -> PathBuf {
     panic!("{}: {MAX_SEEDS} seeds of {} runs grew fewer than {MIN_FILES} files", project.name, project.runs);
 }
 
+/// What both sides are given: the corpus, with the first `crashes` crashing
+/// inputs libFuzzer wrote while growing it (`<dir>/inputs`); the corpus itself
+/// when the project puts none in. libFuzzer's own counts and rate are taken
+/// on the corpus alone: a crash ends a `-runs=0` run.
+fn inputs(project: &Project, dir: &Path, corpus: &Path) -> PathBuf {
+    if project.crashes == 0 {
+        return corpus.to_owned();
+    }
+    let (inputs, artifacts) = (dir.join(place(project, "inputs")), dir.join(place(project, "grow-artifacts")));
+    let _ = std::fs::remove_dir_all(&inputs);
+    copy_corpus(corpus, &inputs);
+    let mut crashes: Vec<PathBuf> = std::fs::read_dir(&artifacts)
+        .unwrap_or_else(|e| panic!("read {}: {e}", artifacts.display()))
+        .map(|entry| entry.expect("an artifact").path())
+        .filter(|path| path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("crash-")))
+        .collect();
+    crashes.sort();
+    assert!(crashes.len() >= project.crashes, "{}: libFuzzer wrote {} crashes", project.name, crashes.len());
+    for crash in &crashes[..project.crashes] {
+        std::fs::copy(crash, inputs.join(crash.file_name().expect("a name"))).expect("copy a crash");
+    }
+    inputs
+}
+
+/// libFuzzer's own rate on `corpus` (`BINARY -runs=0`: each input run once,
+/// in one process): executions per second of wall time, and its CPU time.
+fn libfuzzer_rate(binary: &Path, corpus: &Path, scratch: &Path) -> Result<(f64, Cpu), String> {
+    let (files, before, start) = (size(corpus).0, Cpu::now(), Instant::now());
+    let out = Command::new(binary).current_dir(scratch).arg("-runs=0").arg(corpus).output();
+    let (wall, cpu) = (start.elapsed(), Cpu::now().since(before));
+    let out = out.map_err(|e| format!("{} did not run: {e}", binary.display()))?;
+    if !out.status.success() {
+        return Err(format!("-runs=0 failed ({}): {}", out.status, tail(&out.stderr)));
+    }
+    Ok((files as f64 / wall.as_secs_f64(), cpu))
+}
+
 /// `what` in the project's directory: `what-<name>` when projects share it.
 fn place(project: &Project, what: &str) -> String {
     if project.name == project.dir {
@@ -285,6 +362,8 @@ struct Ours {
     first: Option<Duration>,
     report: Result<Value, String>,
     status: ExitStatus,
+    /// The CPU time of our run and every process under it.
+    cpu: Cpu,
 }
 
 /// Reads a child's pipe to its end on a thread of its own, so a chatty child never blocks.
@@ -326,7 +405,7 @@ fn ours(tool: &Path, (project, dir): (&Project, &Path), corpus: &Path, minutes: 
     let (target, new) = (project.target, dir.join(place(project, "ours")));
     forget_earlier_runs(dir, &new);
     let max_time = format!("{minutes}m");
-    let start = Instant::now();
+    let (start, before) = (Instant::now(), Cpu::now());
     let mut child = Command::new(tool)
         .current_dir(dir)
         .args(["--json", "-q", "--timeout", "1s", "--max-time", &max_time, target, "--corpus"])
@@ -340,7 +419,7 @@ fn ours(tool: &Path, (project, dir): (&Project, &Path), corpus: &Path, minutes: 
     let stdout = drain(child.stdout.take().expect("a stdout pipe"));
     let stderr = drain(child.stderr.take().expect("a stderr pipe"));
     let (status, samples) = poll(&mut child, &new, start);
-    let time = start.elapsed();
+    let (time, cpu) = (start.elapsed(), Cpu::now().since(before));
     let (stdout, stderr) = (stdout.join().expect("stdout read"), stderr.join().expect("stderr read"));
     // Kept beside the results, for a second look at what happened to each input.
     let _ = std::fs::write(dir.join(format!("{}.json", place(project, "ours"))), &stdout);
@@ -348,7 +427,7 @@ fn ours(tool: &Path, (project, dir): (&Project, &Path), corpus: &Path, minutes: 
         serde_json::from_slice(&stdout).map_err(|e| format!("no --json report ({e}), {status}: {}", tail(&stderr)));
     let first = samples.iter().find(|s| s.files > 0).map(|s| s.at);
     let (files, bytes) = size(&new);
-    Ours { new: Minimized { dir: new, files, bytes, time }, samples, first, report, status }
+    Ours { new: Minimized { dir: new, files, bytes, time }, samples, first, report, status, cpu }
 }
 
 fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: &Path, scratch: &Path) -> Libfuzzer {
@@ -371,6 +450,8 @@ struct Row {
     cmin: Result<Minimized, String>,
     ours: Ours,
     libfuzzer: Libfuzzer,
+    /// libFuzzer's executions per second on the corpus, and its CPU time.
+    rate: Result<(f64, Cpu), String>,
 }
 
 /// Writes and builds `project`, grows its corpus, and runs both sides on it.
@@ -379,15 +460,17 @@ fn measure(project: &'static Project, tool: &Path, minutes: u64) -> Row {
     eprintln!("corpus_scale: {}: cargo fuzz build {}", project.name, project.target);
     let (build, binary) = fuzz_build(&dir, project.target);
     let corpus = corpus(project, &dir, &binary);
-    let (files, bytes) = size(&corpus);
-    println!("{}: a corpus of {files} files, {} bytes ({})", project.name, thousands(bytes), corpus.display());
+    let inputs = inputs(project, &dir, &corpus);
+    let (files, bytes) = size(&inputs);
+    println!("{}: {files} inputs, {} bytes ({})", project.name, thousands(bytes), inputs.display());
     eprintln!("corpus_scale: {}: cargo fuzz cmin", project.name);
-    let cmin = cmin(project, &dir, &corpus);
+    let cmin = cmin(project, &dir, &inputs);
     eprintln!("corpus_scale: {}: ours, --max-time {minutes}m", project.name);
-    let ours = ours(tool, (project, &dir), &corpus, minutes);
+    let ours = ours(tool, (project, &dir), &inputs, minutes);
     let cmin_dir = cmin.as_ref().ok().map(|m| m.dir.as_path());
     let libfuzzer = libfuzzer(&binary, &corpus, cmin_dir, &ours.new.dir, &dir.join("scratch"));
-    Row { project, files, bytes, build, cmin, ours, libfuzzer }
+    let rate = libfuzzer_rate(&binary, &corpus, &dir.join("scratch"));
+    Row { project, files, bytes, build, cmin, ours, libfuzzer, rate }
 }
 
 fn secs(seconds: f64) -> String {
@@ -463,6 +546,9 @@ fn phase_cells(row: &Row) -> Vec<String> {
     cells.push(report["first_complete_seconds"].as_f64().map_or("–".to_owned(), secs));
     cells.push(thousands(tests));
     cells.push(format!("{:.0}", tests as f64 / seconds.max(0.001)));
+    cells.push(row.rate.as_ref().map_or("failed".to_owned(), |(rate, _)| format!("{rate:.0}")));
+    cells.push(row.ours.cpu.kernel_share());
+    cells.push(row.rate.as_ref().map_or("–".to_owned(), |(_, cpu)| cpu.kernel_share()));
     cells.push(report["stopped_at_max_time"].to_string());
     cells
 }
@@ -554,7 +640,7 @@ fn print_tables(rows: &[Row], minutes: u64) {
         "first / (cmin + build)",
         "1 min",
         "5 min",
-        "15 min",
+        "10 min",
         "end",
         "end time",
         "ours cov/ft",
@@ -575,6 +661,9 @@ fn print_tables(rows: &[Row], minutes: u64) {
         "first complete",
         "tests",
         "tests/s",
+        "libFuzzer exec/s",
+        "kernel share, ours",
+        "kernel share, libFuzzer",
         "stopped at max time",
     ];
     table::print(&phases, rows.iter().map(phase_cells));

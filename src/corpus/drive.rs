@@ -139,6 +139,7 @@ pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut
 pub fn shrink_kept(
     items: &[Item],
     picks: &[Pick],
+    final_round: bool,
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
@@ -147,7 +148,7 @@ pub fn shrink_kept(
         .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
         .collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
-    let (mut saved, mut pending) = send_kept(items, picks, &mut results, store, phase);
+    let (mut saved, mut pending) = send_kept(items, picks, final_round, &mut results, store, phase);
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
         match event {
@@ -165,7 +166,7 @@ pub fn shrink_kept(
                         results[slot] = result;
                     }
                     None => {
-                        let job = shrink_job(&picks[slot], items[index].bytes.clone());
+                        let job = shrink_job(&picks[slot], items[index].bytes.clone(), final_round);
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
@@ -187,10 +188,12 @@ pub fn shrink_kept(
 /// Sends a job per picked item that is not done (a done one is its own
 /// result at once): a check of the results an earlier run saved (read
 /// once, returned per pick), or a shrink (on from where a cut-short one
-/// got). Returns them and how many jobs were sent.
+/// got), ending with its final round or not. Returns them and how many
+/// jobs were sent.
 fn send_kept(
     items: &[Item],
     picks: &[Pick],
+    final_round: bool,
     results: &mut [KeptResult],
     store: &Store,
     phase: &mut Phase,
@@ -209,8 +212,8 @@ fn send_kept(
                 saved[slot] = std::iter::once(bytes).chain(split).collect();
                 Job::Check { index: pick.index, parts: saved[slot].clone() }
             }
-            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes),
-            None => shrink_job(pick, items[pick.index].bytes.clone()),
+            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes, final_round),
+            None => shrink_job(pick, items[pick.index].bytes.clone(), final_round),
         };
         phase.jobs.send(job).expect("the workers are running");
         sent += 1;
@@ -262,8 +265,8 @@ fn resumed(
 }
 
 /// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
-fn shrink_job(pick: &Pick, bytes: Vec<u8>) -> Job {
-    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone() }
+fn shrink_job(pick: &Pick, bytes: Vec<u8>, final_round: bool) -> Job {
+    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone(), final_round }
 }
 
 /// Saves a shrink's result in place of the item's file; a failed shrink
@@ -280,7 +283,8 @@ fn finished(
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
-            complete = shrunk.stop != Some(StopReason::Cancelled);
+            // A result the first round left unproven is shrunk again by a rerun.
+            complete = !matches!(shrunk.stop, Some(StopReason::Cancelled | StopReason::Stalled));
             split = shrunk.split;
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }

@@ -31,6 +31,10 @@ pub enum Job {
         bytes: Vec<u8>,
         /// The features it must keep.
         required: Vec<u32>,
+        /// Whether the reduction ends with its final round (a 1-minimal
+        /// result); the first corpus round's shrinks stop before it
+        /// (`crate::reduce::ReduceOptions::final_round`).
+        final_round: bool,
     },
     /// Join two results into one and shrink it (`crate::corpus::plan::join`).
     Join {

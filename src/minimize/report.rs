@@ -198,6 +198,7 @@ impl Summary {
     pub fn stop_name(stop: Option<&StopReason>) -> &'static str {
         match stop {
             Some(StopReason::Done) | None => "done",
+            Some(StopReason::Stalled) => "stalled",
             Some(StopReason::TestBudget) => "test-budget",
             Some(StopReason::TimeBudget) => "time-budget",
             Some(StopReason::Cancelled) => "interrupted",

@@ -79,6 +79,12 @@ pub struct ReduceOptions {
     /// the corpus mode runs, since a coverage oracle's successes come late
     /// (decision 0014).
     pub min_failures: u32,
+    /// After a round where nothing paid, run the final round (the guarantee
+    /// passes to exhaustion: a 1-minimal result). `false` stops there with
+    /// [`StopReason::Stalled`]: the corpus mode's first round, which cuts
+    /// every kept input early and leaves the proof to the rounds after it
+    /// (decision 0101).
+    pub final_round: bool,
     /// Raised from elsewhere (a Ctrl-C handler) to stop at the next test.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -96,6 +102,7 @@ impl Default for ReduceOptions {
             wrapping_counters: false,
             max_failures: 16,
             min_failures: 4,
+            final_round: true,
             cancel: None,
         }
     }

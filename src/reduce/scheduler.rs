@@ -153,6 +153,9 @@ impl Scheduler {
             if progress {
                 continue;
             }
+            if !sh.options().final_round {
+                return StopReason::Stalled;
+            }
             // Nothing paid: prove 1-minimality, or find what the stall limits hid.
             match self.final_round(sh, &order) {
                 Ok(true) => {}
@@ -367,8 +370,8 @@ impl Scheduler {
 mod tests {
     use crate::reduce::{reduce_with, Quiet, ReduceOptions, Reduction, Verdict};
 
-    /// Noise holding `F`, `U` and `Z` in that order, far apart.
-    fn reduce(min_failures: u32) -> Reduction {
+    /// Noise holding `F`, `U` and `Z` in that order, far apart, reduced with `options`.
+    fn reduce_markers(options: &ReduceOptions) -> Reduction {
         let mut rng = fastrand::Rng::with_seed(5);
         let mut input: Vec<u8> = (0..2000).map(|_| rng.u8(b'a'..=b'z')).collect();
         input.retain(|b| !b"FUZ".contains(b));
@@ -381,8 +384,11 @@ mod tests {
             let markers = b"FUZ".iter().all(|marker| rest.any(|b| b == marker));
             Verdict::from_bool(markers && input.iter().filter(|&&b| b >= b'q').count() >= 40)
         };
-        let options = ReduceOptions { min_failures, ..ReduceOptions::default() };
-        reduce_with(&input, in_order, &options, &mut Quiet).unwrap()
+        reduce_with(&input, in_order, options, &mut Quiet).unwrap()
+    }
+
+    fn reduce(min_failures: u32) -> Reduction {
+        reduce_markers(&ReduceOptions { min_failures, ..ReduceOptions::default() })
     }
 
     /// Runs `check` on a scheduler of every pass, made for 8 zero bytes that
@@ -450,5 +456,15 @@ mod tests {
         assert_eq!(halved.best.bytes, kept.best.bytes);
         assert!(halved.stats.tests < kept.stats.tests, "{} against {}", halved.stats.tests, kept.stats.tests);
         assert!(fruitless(&halved) < fruitless(&kept), "{} against {}", fruitless(&halved), fruitless(&kept));
+    }
+
+    #[test]
+    fn without_the_final_round_a_reduction_stops_at_its_first_round_that_finds_nothing() {
+        use crate::reduce::StopReason;
+        let proven = reduce_markers(&ReduceOptions::default());
+        let quick = reduce_markers(&ReduceOptions { final_round: false, ..ReduceOptions::default() });
+        assert_eq!((proven.stats.stop, quick.stats.stop), (Some(StopReason::Done), Some(StopReason::Stalled)));
+        assert!(quick.stats.tests < proven.stats.tests, "{} against {}", quick.stats.tests, proven.stats.tests);
+        assert!(quick.best.len() >= proven.best.len());
     }
 }

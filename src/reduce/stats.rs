@@ -10,6 +10,9 @@ use super::testcase::TestCase;
 pub enum StopReason {
     /// No pass can improve the result any more (it is 1-minimal).
     Done,
+    /// A round where nothing paid, with the final round off
+    /// (`ReduceOptions::final_round`): likely, not proven, 1-minimal.
+    Stalled,
     /// `max_tests` tests were run.
     TestBudget,
     /// `max_time` elapsed.
@@ -24,6 +27,7 @@ impl fmt::Display for StopReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StopReason::Done => f.write_str("done: no pass can improve the result"),
+            StopReason::Stalled => f.write_str("stopped: a round of every pass found nothing (no final round)"),
             StopReason::TestBudget => f.write_str("stopped: test budget used up"),
             StopReason::TimeBudget => f.write_str("stopped: time budget used up"),
             StopReason::Cancelled => f.write_str("stopped: interrupted"),

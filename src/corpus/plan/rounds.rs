@@ -8,6 +8,12 @@
 //! one saves less than [`ROUND_GAIN`] of what it started from
 //! (decision 0036).
 //!
+//! The first round's shrinks stop at their first round of passes that finds
+//! nothing, without the final round that proves a result 1-minimal: that
+//! proof costs most of a shrink's tests and cuts few bytes, so every kept
+//! input is cut early before any is proven; the next round, always run,
+//! goes on from those results to the end (decision 0101).
+//!
 //! A shrink may split its result in two
 //! (`worker::shrink::shrink_and_split`): the part split off becomes an origin
 //! of its own, after the corpus inputs, rooted at the input its result came
@@ -21,8 +27,8 @@ use crate::corpus::features::{intersect, union};
 use crate::corpus::plan::cover::{assign_to_smallest, greedy_cover, Candidate, Pick};
 use crate::corpus::store::Store;
 
-/// At most this many rounds.
-pub const MAX_ROUNDS: usize = 4;
+/// At most this many rounds: the first, quick one and four to the end.
+pub const MAX_ROUNDS: usize = 5;
 
 /// Another round runs only when the last one cut its inputs' bytes by at least this share.
 pub const ROUND_GAIN: f64 = 0.10;
@@ -61,7 +67,8 @@ pub fn shrink_rounds(
             release_dropped(&items, &picks, store)?;
             phase.status.corpus(store.size());
         }
-        let kept = done.adopt_splits(shrink_kept(&items, &picks, store, phase)?);
+        let final_round = done.rounds > 1;
+        let kept = done.adopt_splits(shrink_kept(&items, &picks, final_round, store, phase)?);
         record(&mut done.latest, &kept);
         let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
         items = kept
@@ -72,7 +79,8 @@ pub fn shrink_rounds(
             })
             .collect();
         let after: usize = items.iter().map(|i| i.bytes.len()).sum();
-        if phase.interrupt.is_raised() || ((before - after.min(before)) as f64) < ROUND_GAIN * before as f64 {
+        let paid = ((before - after.min(before)) as f64) >= ROUND_GAIN * before as f64;
+        if phase.interrupt.is_raised() || (final_round && !paid) {
             break;
         }
     }
@@ -225,58 +233,78 @@ pub(crate) mod tests {
 
     /// Runs `body` with a new corpus under `root` and a phase whose shrink
     /// jobs a worker thread answers: the result is what `shrink` makes of
-    /// the bytes, with the features it was asked to keep.
-    fn with_phase<R>(root: &Path, shrink: fn(&[u8]) -> Vec<u8>, body: impl FnOnce(&mut Store, &mut Phase) -> R) -> R {
+    /// the bytes, with the features it was asked to keep. Also whether each
+    /// shrink asked for its final round, in the order they came.
+    fn with_phase<R>(
+        root: &Path,
+        shrink: fn(&[u8]) -> Vec<u8>,
+        body: impl FnOnce(&mut Store, &mut Phase) -> R,
+    ) -> (R, Vec<bool>) {
         std::fs::create_dir_all(root.join("corpus")).unwrap();
         let mut store = Store::open(&root.join("new"), &root.join("corpus"), &root.join("scratch"), "build").unwrap();
         let (jobs, worker_jobs) = crossbeam_channel::unbounded();
         let (worker_events, events) = crossbeam_channel::unbounded();
         std::thread::scope(|scope| {
-            scope.spawn(move || {
+            let worker = scope.spawn(move || {
+                let mut final_rounds = Vec::new();
                 for job in worker_jobs {
-                    let Job::Shrink { index, bytes, required } = job else { panic!("only shrinks: {job:?}") };
+                    let Job::Shrink { index, bytes, required, final_round } = job else {
+                        panic!("only shrinks: {job:?}")
+                    };
+                    final_rounds.push(final_round);
                     let shrunk = Shrunk {
                         bytes: shrink(&bytes),
                         features: required,
                         tests: 1,
-                        stop: Some(StopReason::Done),
+                        stop: Some(if final_round { StopReason::Done } else { StopReason::Stalled }),
                         unstable: false,
                         split: None,
                     };
                     worker_events.send(Event::Shrunk { index, result: Ok(shrunk) }).unwrap();
                 }
+                final_rounds
             });
             let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
             let status = &mut Status::new(Display::Off, Instant::now());
             let mut phase = Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline };
             let result = body(&mut store, &mut phase);
             drop(jobs);
-            result
+            (result, worker.join().unwrap())
         })
     }
 
     /// The rounds over two 64-byte inputs of a feature each, shrunk by `shrink`:
-    /// the rounds run, the results' sizes, the tests of the first, and the files of the new corpus.
+    /// the rounds run, the results' sizes, the tests of the first, and the
+    /// files of the new corpus; the shrinks all asked for their final round
+    /// but the first round's two.
     fn rounds_of(shrink: fn(&[u8]) -> Vec<u8>) -> (usize, Vec<usize>, u64, usize) {
         let root = tempfile::tempdir().unwrap();
         let items = vec![item(0, &[b'a'; 64], &[1], false), item(1, &[b'b'; 64], &[2], false)];
-        with_phase(root.path(), shrink, |store, phase| {
+        let ran = with_phase(root.path(), shrink, |store, phase| {
             store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
             let done = shrink_rounds(items, &[1, 2], 2, store, phase).unwrap();
             let files = std::fs::read_dir(store.dir()).unwrap().count();
             let tests = done.latest[0].as_ref().unwrap().tests;
             (done.rounds, done.results.iter().map(|r| r.bytes.len()).collect(), tests, files)
-        })
+        });
+        let (rounds, final_rounds) = ran;
+        assert_eq!(final_rounds.len(), 2 * rounds.0, "two shrinks a round");
+        assert!(final_rounds[..2].iter().all(|f| !f) && final_rounds[2..].iter().all(|&f| f), "{final_rounds:?}");
+        rounds
     }
 
     #[test]
     fn rounds_go_on_while_each_cuts_a_tenth_of_the_bytes_and_stop_at_the_last() {
         let halve = |bytes: &[u8]| bytes[..bytes.len() / 2].to_vec();
-        assert_eq!(rounds_of(halve), (MAX_ROUNDS, vec![4, 4], 4, 2), "64 -> 32 -> 16 -> 8 -> 4, one file each");
+        assert_eq!(rounds_of(halve), (MAX_ROUNDS, vec![2, 2], 5, 2), "64 -> 32 -> 16 -> 8 -> 4 -> 2, one file each");
         let to_twenty = |bytes: &[u8]| bytes[..bytes.len().min(20)].to_vec();
         assert_eq!(rounds_of(to_twenty), (2, vec![20, 20], 2, 2), "the second round saved nothing");
         let by_a_twentieth = |bytes: &[u8]| bytes[..bytes.len() * 19 / 20].to_vec();
-        assert_eq!(rounds_of(by_a_twentieth), (1, vec![60, 60], 1, 2), "5% is not worth another round");
+        assert_eq!(
+            rounds_of(by_a_twentieth),
+            (2, vec![57, 57], 2, 2),
+            "the quick first round is always followed; 5% is not worth a third"
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::corpus::inputs::CorpusInput;
 use crate::corpus::jobs::{Event, Job, Measured, Shrunk};
 use crate::corpus::plan::cover::Pick;
 use crate::corpus::store::{Saved, Store};
-use crate::reduce::StopReason;
+use crate::reduce::{Proof, StopReason};
 use crate::session::interrupt::Interrupt;
 
 /// What a round shrinks: an input of the corpus, or a result of the round before.
@@ -139,7 +139,7 @@ pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut
 pub fn shrink_kept(
     items: &[Item],
     picks: &[Pick],
-    final_round: bool,
+    proof: Proof,
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
@@ -148,7 +148,7 @@ pub fn shrink_kept(
         .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
         .collect();
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
-    let (mut saved, mut pending) = send_kept(items, picks, final_round, &mut results, store, phase);
+    let (mut saved, mut pending) = send_kept(items, picks, proof, &mut results, store, phase);
     while pending > 0 {
         let Ok(event) = phase.events.recv() else { break };
         match event {
@@ -166,7 +166,7 @@ pub fn shrink_kept(
                         results[slot] = result;
                     }
                     None => {
-                        let job = shrink_job(&picks[slot], items[index].bytes.clone(), final_round);
+                        let job = shrink_job(&picks[slot], items[index].bytes.clone(), proof);
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
@@ -188,12 +188,12 @@ pub fn shrink_kept(
 /// Sends a job per picked item that is not done (a done one is its own
 /// result at once): a check of the results an earlier run saved (read
 /// once, returned per pick), or a shrink (on from where a cut-short one
-/// got), ending with its final round or not. Returns them and how many
+/// got), proven when `proof` says. Returns them and how many
 /// jobs were sent.
 fn send_kept(
     items: &[Item],
     picks: &[Pick],
-    final_round: bool,
+    proof: Proof,
     results: &mut [KeptResult],
     store: &Store,
     phase: &mut Phase,
@@ -212,8 +212,8 @@ fn send_kept(
                 saved[slot] = std::iter::once(bytes).chain(split).collect();
                 Job::Check { index: pick.index, parts: saved[slot].clone() }
             }
-            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes, final_round),
-            None => shrink_job(pick, items[pick.index].bytes.clone(), final_round),
+            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes, proof),
+            None => shrink_job(pick, items[pick.index].bytes.clone(), proof),
         };
         phase.jobs.send(job).expect("the workers are running");
         sent += 1;
@@ -265,8 +265,8 @@ fn resumed(
 }
 
 /// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
-fn shrink_job(pick: &Pick, bytes: Vec<u8>, final_round: bool) -> Job {
-    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone(), final_round }
+fn shrink_job(pick: &Pick, bytes: Vec<u8>, proof: Proof) -> Job {
+    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone(), proof }
 }
 
 /// Saves a shrink's result in place of the item's file; a failed shrink

@@ -1,6 +1,6 @@
 //! The corpus run's jobs and events: what the plan sends a worker (through `drive.rs`) and what the worker sends back, with the results they carry; the one vocabulary the plan and the workers share, so that neither imports the other.
 
-use crate::reduce::StopReason;
+use crate::reduce::{Proof, StopReason};
 
 /// Work for a worker.
 #[derive(Debug)]
@@ -31,10 +31,10 @@ pub enum Job {
         bytes: Vec<u8>,
         /// The features it must keep.
         required: Vec<u32>,
-        /// Whether the reduction ends with its final round (a 1-minimal
-        /// result); the first corpus round's shrinks stop before it
-        /// (`crate::reduce::ReduceOptions::final_round`).
-        final_round: bool,
+        /// When the reduction runs its final round, which proves the result
+        /// 1-minimal: the first corpus round's shrinks skip it, the second's
+        /// start with it (decision 0101).
+        proof: Proof,
     },
     /// Join two results into one and shrink it (`crate::corpus::plan::join`).
     Join {

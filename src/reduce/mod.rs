@@ -79,12 +79,10 @@ pub struct ReduceOptions {
     /// the corpus mode runs, since a coverage oracle's successes come late
     /// (decision 0014).
     pub min_failures: u32,
-    /// After a round where nothing paid, run the final round (the guarantee
-    /// passes to exhaustion: a 1-minimal result). `false` stops there with
-    /// [`StopReason::Stalled`]: the corpus mode's first round, which cuts
-    /// every kept input early and leaves the proof to the rounds after it
-    /// (decision 0101).
-    pub final_round: bool,
+    /// When the final round runs, which proves the result 1-minimal (the
+    /// guarantee passes to exhaustion): after a round where nothing paid,
+    /// not at all, or first (decision 0101).
+    pub proof: Proof,
     /// Raised from elsewhere (a Ctrl-C handler) to stop at the next test.
     pub cancel: Option<Arc<AtomicBool>>,
 }
@@ -102,10 +100,26 @@ impl Default for ReduceOptions {
             wrapping_counters: false,
             max_failures: 16,
             min_failures: 4,
-            final_round: true,
+            proof: Proof::Last,
             cancel: None,
         }
     }
+}
+
+/// When a reduction runs its final round, the one that proves the result
+/// 1-minimal (the corpus mode's rounds: decision 0101).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Proof {
+    /// After the first round where nothing paid, and again after each such
+    /// round until the final round finds nothing either.
+    #[default]
+    Last,
+    /// Never: the reduction stops at its first round where nothing paid
+    /// ([`StopReason::Stalled`]), likely but not proven 1-minimal.
+    Skipped,
+    /// Before any other round: the input is what a `Skipped` reduction
+    /// left, where the first round would find nothing again.
+    First,
 }
 
 /// The outcome of a reduction.

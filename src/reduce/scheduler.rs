@@ -21,7 +21,7 @@ use super::choice::{ChoiceTree, Chooser, Selection};
 use super::passes::{PassDef, Tier, PASSES};
 use super::shrinker::{Halt, Shrinker};
 use super::speculate::{self, Position};
-use super::{Order, Reduction, StopReason};
+use super::{Order, Proof, Reduction, StopReason};
 
 /// How many tested steps in a row a pass may fail before it yields (`None`:
 /// it runs until its choices are used up).
@@ -64,6 +64,8 @@ struct PassState {
 struct Scheduler {
     passes: Vec<PassState>,
     rng: fastrand::Rng,
+    /// The final round comes before any other (`Proof::First`), until it has run.
+    prove_first: bool,
 }
 
 /// Runs passes until none improves the best test case or a budget runs out.
@@ -119,7 +121,8 @@ impl Scheduler {
                 budget: shrinker.options().max_failures.max(1),
             })
             .collect();
-        Scheduler { passes, rng: fastrand::Rng::with_seed(seed) }
+        let prove_first = shrinker.options().proof == Proof::First;
+        Scheduler { passes, rng: fastrand::Rng::with_seed(seed), prove_first }
     }
 
     /// The polish passes, each to exhaustion, once the rounds are done.
@@ -144,16 +147,21 @@ impl Scheduler {
         let mut after_lowering = false;
         loop {
             sh.remember_failures(true);
-            let progress = match self.round(sh, &order, &mut after_lowering) {
-                Ok(progress) => progress,
-                Err(stop) => return stop,
+            // `Proof::First`: a quick reduction left the input, where a round finds nothing.
+            let progress = if std::mem::take(&mut self.prove_first) {
+                false
+            } else {
+                match self.round(sh, &order, &mut after_lowering) {
+                    Ok(progress) => progress,
+                    Err(stop) => return stop,
+                }
             };
             // Demote what did not pay, within its tier (stable: ties keep their order).
             order.sort_by_key(|&p| (self.passes[p].def.tier, !self.passes[p].paid));
             if progress {
                 continue;
             }
-            if !sh.options().final_round {
+            if sh.options().proof == Proof::Skipped {
                 return StopReason::Stalled;
             }
             // Nothing paid: prove 1-minimality, or find what the stall limits hid.
@@ -368,10 +376,20 @@ impl Scheduler {
 
 #[cfg(test)]
 mod tests {
-    use crate::reduce::{reduce_with, Quiet, ReduceOptions, Reduction, Verdict};
+    use crate::reduce::{reduce_with, Proof, Quiet, ReduceOptions, Reduction, Verdict};
 
     /// Noise holding `F`, `U` and `Z` in that order, far apart, reduced with `options`.
     fn reduce_markers(options: &ReduceOptions) -> Reduction {
+        let (input, in_order) = markers();
+        reduce_with(&input, in_order, options, &mut Quiet).unwrap()
+    }
+
+    /// An oracle of plain bytes.
+    type Wants = fn(&[u8]) -> Verdict;
+
+    /// Noise holding `F`, `U` and `Z` in that order, far apart, and the
+    /// oracle that wants them so and 40 bytes from `q` on.
+    fn markers() -> (Vec<u8>, Wants) {
         let mut rng = fastrand::Rng::with_seed(5);
         let mut input: Vec<u8> = (0..2000).map(|_| rng.u8(b'a'..=b'z')).collect();
         input.retain(|b| !b"FUZ".contains(b));
@@ -384,7 +402,7 @@ mod tests {
             let markers = b"FUZ".iter().all(|marker| rest.any(|b| b == marker));
             Verdict::from_bool(markers && input.iter().filter(|&&b| b >= b'q').count() >= 40)
         };
-        reduce_with(&input, in_order, options, &mut Quiet).unwrap()
+        (input, in_order)
     }
 
     fn reduce(min_failures: u32) -> Reduction {
@@ -462,9 +480,23 @@ mod tests {
     fn without_the_final_round_a_reduction_stops_at_its_first_round_that_finds_nothing() {
         use crate::reduce::StopReason;
         let proven = reduce_markers(&ReduceOptions::default());
-        let quick = reduce_markers(&ReduceOptions { final_round: false, ..ReduceOptions::default() });
+        let quick = reduce_markers(&ReduceOptions { proof: Proof::Skipped, ..ReduceOptions::default() });
         assert_eq!((proven.stats.stop, quick.stats.stop), (Some(StopReason::Done), Some(StopReason::Stalled)));
         assert!(quick.stats.tests < proven.stats.tests, "{} against {}", quick.stats.tests, proven.stats.tests);
         assert!(quick.best.len() >= proven.best.len());
+    }
+
+    #[test]
+    fn a_reduction_proven_first_goes_on_from_a_quick_one_to_a_1_minimal_result() {
+        use crate::reduce::StopReason;
+        let (input, in_order) = markers();
+        let proven = reduce_with(&input, in_order, &ReduceOptions::default(), &mut Quiet).unwrap();
+        let options = |proof| ReduceOptions { proof, ..ReduceOptions::default() };
+        let quick = reduce_with(&input, in_order, &options(Proof::Skipped), &mut Quiet).unwrap();
+        let then = reduce_with(&quick.best.bytes, in_order, &options(Proof::First), &mut Quiet).unwrap();
+        assert_eq!(then.stats.stop, Some(StopReason::Done));
+        assert_eq!(then.best.len(), proven.best.len(), "{:?} against {:?}", then.best.bytes, proven.best.bytes);
+        let again = reduce_with(&quick.best.bytes, in_order, &options(Proof::Last), &mut Quiet).unwrap();
+        assert!(then.stats.tests < again.stats.tests, "{} against {}", then.stats.tests, again.stats.tests);
     }
 }

@@ -10,8 +10,8 @@ use super::testcase::TestCase;
 pub enum StopReason {
     /// No pass can improve the result any more (it is 1-minimal).
     Done,
-    /// A round where nothing paid, with the final round off
-    /// (`ReduceOptions::final_round`): likely, not proven, 1-minimal.
+    /// A round where nothing paid, with no final round after it
+    /// (`Proof::Skipped`): likely, not proven, 1-minimal.
     Stalled,
     /// `max_tests` tests were run.
     TestBudget,

@@ -11,8 +11,8 @@
 //! The first round's shrinks stop at their first round of passes that finds
 //! nothing, without the final round that proves a result 1-minimal: that
 //! proof costs most of a shrink's tests and cuts few bytes, so every kept
-//! input is cut early before any is proven; the next round, always run,
-//! goes on from those results to the end (decision 0101).
+//! input is cut early before any is proven. The next round, always run,
+//! starts each shrink with that proof and goes on to the end (decision 0101).
 //!
 //! A shrink may split its result in two
 //! (`worker::shrink::shrink_and_split`): the part split off becomes an origin
@@ -26,6 +26,7 @@ use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
 use crate::corpus::features::{intersect, union};
 use crate::corpus::plan::cover::{assign_to_smallest, greedy_cover, Candidate, Pick};
 use crate::corpus::store::Store;
+use crate::reduce::Proof;
 
 /// At most this many rounds: the first, quick one and four to the end.
 pub const MAX_ROUNDS: usize = 5;
@@ -67,8 +68,12 @@ pub fn shrink_rounds(
             release_dropped(&items, &picks, store)?;
             phase.status.corpus(store.size());
         }
-        let final_round = done.rounds > 1;
-        let kept = done.adopt_splits(shrink_kept(&items, &picks, final_round, store, phase)?);
+        let proof = match done.rounds {
+            1 => Proof::Skipped,
+            2 => Proof::First,
+            _ => Proof::Last,
+        };
+        let kept = done.adopt_splits(shrink_kept(&items, &picks, proof, store, phase)?);
         record(&mut done.latest, &kept);
         let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
         items = kept
@@ -80,7 +85,7 @@ pub fn shrink_rounds(
             .collect();
         let after: usize = items.iter().map(|i| i.bytes.len()).sum();
         let paid = ((before - after.min(before)) as f64) >= ROUND_GAIN * before as f64;
-        if phase.interrupt.is_raised() || (final_round && !paid) {
+        if phase.interrupt.is_raised() || (proof != Proof::Skipped && !paid) {
             break;
         }
     }
@@ -233,36 +238,34 @@ pub(crate) mod tests {
 
     /// Runs `body` with a new corpus under `root` and a phase whose shrink
     /// jobs a worker thread answers: the result is what `shrink` makes of
-    /// the bytes, with the features it was asked to keep. Also whether each
-    /// shrink asked for its final round, in the order they came.
+    /// the bytes, with the features it was asked to keep. Also each shrink's
+    /// proof, in the order they came.
     fn with_phase<R>(
         root: &Path,
         shrink: fn(&[u8]) -> Vec<u8>,
         body: impl FnOnce(&mut Store, &mut Phase) -> R,
-    ) -> (R, Vec<bool>) {
+    ) -> (R, Vec<Proof>) {
         std::fs::create_dir_all(root.join("corpus")).unwrap();
         let mut store = Store::open(&root.join("new"), &root.join("corpus"), &root.join("scratch"), "build").unwrap();
         let (jobs, worker_jobs) = crossbeam_channel::unbounded();
         let (worker_events, events) = crossbeam_channel::unbounded();
         std::thread::scope(|scope| {
             let worker = scope.spawn(move || {
-                let mut final_rounds = Vec::new();
+                let mut proofs = Vec::new();
                 for job in worker_jobs {
-                    let Job::Shrink { index, bytes, required, final_round } = job else {
-                        panic!("only shrinks: {job:?}")
-                    };
-                    final_rounds.push(final_round);
+                    let Job::Shrink { index, bytes, required, proof } = job else { panic!("only shrinks: {job:?}") };
+                    proofs.push(proof);
                     let shrunk = Shrunk {
                         bytes: shrink(&bytes),
                         features: required,
                         tests: 1,
-                        stop: Some(if final_round { StopReason::Done } else { StopReason::Stalled }),
+                        stop: Some(if proof == Proof::Skipped { StopReason::Stalled } else { StopReason::Done }),
                         unstable: false,
                         split: None,
                     };
                     worker_events.send(Event::Shrunk { index, result: Ok(shrunk) }).unwrap();
                 }
-                final_rounds
+                proofs
             });
             let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
             let status = &mut Status::new(Display::Off, Instant::now());
@@ -275,8 +278,8 @@ pub(crate) mod tests {
 
     /// The rounds over two 64-byte inputs of a feature each, shrunk by `shrink`:
     /// the rounds run, the results' sizes, the tests of the first, and the
-    /// files of the new corpus; the shrinks all asked for their final round
-    /// but the first round's two.
+    /// files of the new corpus; the first round's shrinks skip the proof,
+    /// the second's start with it, the others end with it.
     fn rounds_of(shrink: fn(&[u8]) -> Vec<u8>) -> (usize, Vec<usize>, u64, usize) {
         let root = tempfile::tempdir().unwrap();
         let items = vec![item(0, &[b'a'; 64], &[1], false), item(1, &[b'b'; 64], &[2], false)];
@@ -287,9 +290,12 @@ pub(crate) mod tests {
             let tests = done.latest[0].as_ref().unwrap().tests;
             (done.rounds, done.results.iter().map(|r| r.bytes.len()).collect(), tests, files)
         });
-        let (rounds, final_rounds) = ran;
-        assert_eq!(final_rounds.len(), 2 * rounds.0, "two shrinks a round");
-        assert!(final_rounds[..2].iter().all(|f| !f) && final_rounds[2..].iter().all(|&f| f), "{final_rounds:?}");
+        let (rounds, proofs) = ran;
+        let expected = (1..=rounds.0).flat_map(|round| {
+            let proof = [Proof::Skipped, Proof::First].get(round - 1).copied().unwrap_or(Proof::Last);
+            [proof; 2]
+        });
+        assert_eq!(proofs, expected.collect::<Vec<_>>(), "two shrinks a round");
         rounds
     }
 

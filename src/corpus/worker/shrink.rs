@@ -18,7 +18,7 @@
 use crate::corpus::features::{intersect, is_subset, union};
 use crate::corpus::jobs::{Measured, Part, Shrunk};
 use crate::corpus::worker::runner::Runner;
-use crate::reduce::{reduce_from, Fallible, Observer, Progress, ReduceOptions, StopReason, TestCase, Verdict};
+use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
 
 /// Results at least this large are tried split in two.
 pub const SPLIT_MIN_BYTES: usize = 256;
@@ -176,6 +176,7 @@ fn reduce(
     let examples = runner.examples(bytes)?;
     // A candidate's examples come from a run of its own, only where the input has some.
     let typed = !examples.is_empty();
+    let options = &ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() };
     let initial = TestCase::new(bytes.to_vec(), examples);
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         Ok(match runner.measure(candidate) {
@@ -189,6 +190,18 @@ fn reduce(
         })
     });
     Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
+}
+
+/// The proof a shrink of a typed input (`typed`) or of raw bytes runs
+/// with: the first round's quick shrinks are for typed inputs only; on raw
+/// bytes the final round is where the deletions find most (their failure
+/// streaks are cut short there: decision 0015), and a quick first round
+/// left the planted bytes corpus 9% larger in 40% more time (decision 0101).
+fn proof_for(asked: Proof, typed: bool) -> Proof {
+    match asked {
+        Proof::Skipped if !typed => Proof::Last,
+        asked => asked,
+    }
 }
 
 /// The features of `bytes`, when it runs normally and covers `required`.
@@ -211,6 +224,15 @@ impl Observer for Reporter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_typed_inputs_skip_the_proof_in_the_first_round() {
+        assert_eq!(proof_for(Proof::Skipped, true), Proof::Skipped);
+        assert_eq!(proof_for(Proof::Skipped, false), Proof::Last);
+        for proof in [Proof::First, Proof::Last] {
+            assert_eq!((proof_for(proof, true), proof_for(proof, false)), (proof, proof));
+        }
+    }
 
     #[test]
     fn features_of_32_hits_or_more_and_the_stack_depth_are_many_hits() {

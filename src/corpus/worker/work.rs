@@ -56,7 +56,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
             Job::Shrink { index, .. } if self.interrupt.is_raised() => {
                 Event::Shrunk { index: *index, result: Err(String::from("interrupted")) }
             }
-            Job::Shrink { index, bytes, required, final_round } => {
+            Job::Shrink { index, bytes, required, proof } => {
                 let (worker, index) = (slot.index, *index);
                 if let Err(error) = runner.start_recording(self.recording.get()) {
                     return Event::Shrunk { index, result: Err(error) };
@@ -64,7 +64,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let options = ReduceOptions { final_round: *final_round, ..self.reduce.clone() };
+                let options = ReduceOptions { proof: *proof, ..self.reduce.clone() };
                 let result = shrink_and_split(runner, bytes, required, &options, &mut progress);
                 Event::Shrunk { index, result }
             }

@@ -283,8 +283,9 @@ fn finished(
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
-            // A result the first round left unproven is shrunk again by a rerun.
-            complete = !matches!(shrunk.stop, Some(StopReason::Cancelled | StopReason::Stalled));
+            // A stalled result (the quick first round) is complete for its
+            // round: a rerun checks it, and the next round goes on from it.
+            complete = shrunk.stop != Some(StopReason::Cancelled);
             split = shrunk.split;
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }

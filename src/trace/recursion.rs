@@ -29,8 +29,18 @@ use super::path;
 pub fn recursion(frames: &[Frame]) -> Option<String> {
     let program: Vec<&str> = frames.iter().filter(|f| is_program(f)).map(|f| f.function.as_str()).collect();
     let all: Vec<&str> = frames.iter().map(|f| f.function.as_str()).collect();
-    let functions = repeated(&program).or_else(|| repeated(&all))?;
+    let functions = steady(&program).or_else(|| steady(&all))?;
     Some(format!("recursion: {}", functions.join(", ")))
+}
+
+/// The functions that repeat in the window's deeper half, where the
+/// recursion that filled the stack runs; in all of it when none repeats
+/// there. The top half may hold a call that recursed a level or two only at
+/// the moment the stack ran out (rustc-demangle's `Parser::skip_path`
+/// inside its printer's recursion at a 2 MiB stack, not at 8 MiB), which is
+/// where the stack ran out, not the recursion.
+fn steady<'a>(names: &[&'a str]) -> Option<Vec<&'a str>> {
+    repeated(&names[names.len() / 2..]).or_else(|| repeated(names))
 }
 
 /// Whether a frame is the program's (its dependencies' included), not the
@@ -113,6 +123,17 @@ mod tests {
 
     /// A recursion inside the standard library (dropping a deeply nested
     /// value) has no frame of the program's in the window: all frames are read.
+    /// A call that recursed two levels only where the stack ran out is not
+    /// the recursion: the deeper half names it.
+    #[test]
+    fn a_short_recursion_at_the_top_of_the_window_is_not_the_recursion() {
+        let mut window = frames(&["skip_path", "skip_path", "print_path"]);
+        window.extend(frames(&["print_type", "print_path"]).into_iter().cycle().take(20));
+        assert_eq!(recursion(&window).as_deref(), Some("recursion: print_path, print_type"));
+        let short = frames(&["skip_path", "skip_path", "print_path", "print_type"]);
+        assert_eq!(recursion(&short).as_deref(), Some("recursion: skip_path"), "nothing repeats below: all of it");
+    }
+
     #[test]
     fn a_recursion_of_the_standard_library_alone_is_named_by_its_frames() {
         let drop = frame("core::ptr::drop_in_place<planted::Node>", "/rustc/a/library/core/src/ptr/mod.rs:1:1");

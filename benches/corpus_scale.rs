@@ -6,7 +6,7 @@
 //! cargo bench --bench corpus_scale -- demangle        # one project
 //! ```
 //!
-//! Two library-shaped projects are written under
+//! Library-shaped projects are written under
 //! `target/bench-corpus-scale/<name>/` (kept between runs, so the builds stay
 //! warm; a file is rewritten only when its content changed; `fuzz/Cargo.lock`
 //! removed before the build, so it resolves as a user's project does): a crate
@@ -23,7 +23,10 @@
 //!   and `-max_len=4096`: inputs of hundreds of bytes, as long fuzzing
 //!   campaigns grow them (issue 36's typed goal was set on such a corpus);
 //! - `demangle`: rustc-demangle 0.1.21, `try_demangle` on the bytes as UTF-8,
-//!   printed both ways (`{}` and `{:#}`), a bytes target.
+//!   printed both ways (`{}` and `{:#}`), a bytes target;
+//! - `demangle-crashes`: the same target on rustc-demangle 0.1.18, whose v0
+//!   printer's unbounded recursion libFuzzer finds in seconds: grown and
+//!   given its crashes as `cmark` is (below), a bytes corpus with crashes.
 //! - `cmark`: pulldown-cmark 0.12.1 rendering a derived markdown document
 //!   (`corpus_scale/cmark.rs`; typed, inputs of a kilobyte or more), whose
 //!   definition-list panic libFuzzer finds in seconds: the corpus grows in
@@ -117,9 +120,20 @@ const REGEX_SOURCE: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
 /// A derived markdown document, written out as markdown and rendered with
 /// the options it draws: inputs of a kilobyte or more, many of them close to
 /// pulldown-cmark 0.12.1's definition-list panic (`firstpass.rs:1507`).
+/// The demangle projects' target: `try_demangle` on the bytes as UTF-8, printed both ways.
+const DEMANGLE_SOURCE: &str = "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
+    fuzz_target!(|data: &[u8]| {\n    \
+        if let Ok(s) = std::str::from_utf8(data) {\n        \
+            if let Ok(d) = rustc_demangle::try_demangle(s) {\n            \
+                let _ = format!(\"{d}\");\n            \
+                let _ = format!(\"{d:#}\");\n        \
+            }\n    \
+        }\n\
+    });\n";
+
 const CMARK_SOURCE: &str = include_str!("corpus_scale/cmark.rs");
 
-const PROJECTS: [Project; 4] = [
+const PROJECTS: [Project; 5] = [
     Project {
         name: "regex",
         dir: "regex",
@@ -150,19 +164,26 @@ const PROJECTS: [Project; 4] = [
         label: "demangle (rustc-demangle 0.1.21, bytes)",
         dependency: "rustc-demangle = \"=0.1.21\"",
         target: "demangle",
-        source: "#![no_main]\nuse libfuzzer_sys::fuzz_target;\n\n\
-                 fuzz_target!(|data: &[u8]| {\n    \
-                     if let Ok(s) = std::str::from_utf8(data) {\n        \
-                         if let Ok(d) = rustc_demangle::try_demangle(s) {\n            \
-                             let _ = format!(\"{d}\");\n            \
-                             let _ = format!(\"{d:#}\");\n        \
-                         }\n    \
-                     }\n\
-                 });\n",
+        source: DEMANGLE_SOURCE,
         max_len: 256,
         runs: 500_000,
         grow: &[],
         crashes: 0,
+    },
+    Project {
+        name: "demangle-crashes",
+        dir: "demangle-0.1.18",
+        label: "demangle-crashes (rustc-demangle 0.1.18, bytes, with crashes)",
+        dependency: "rustc-demangle = \"=0.1.18\"",
+        target: "demangle",
+        source: DEMANGLE_SOURCE,
+        max_len: 256,
+        runs: 100_000_000,
+        // Its v0 printer's unbounded recursion (a back-reference to itself)
+        // overflows the stack within seconds: each seed goes on past its
+        // crashes for two minutes.
+        grow: &["-fork=1", "-ignore_crashes=1", "-max_total_time=120"],
+        crashes: 5,
     },
     Project {
         name: "cmark",

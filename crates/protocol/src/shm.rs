@@ -260,8 +260,6 @@ pub struct ChildResult {
     /// The hash of the decoded value's `Debug` rendering, when the child
     /// looked values up (see [`super::known`]).
     pub alike_key: Option<u64>,
-    /// Each draw's call chain, when the layout has room for them.
-    pub chains: Vec<CallChain>,
 }
 
 /// A draw's call chain: its example index and its frames' (instance, site)
@@ -428,8 +426,10 @@ impl Layout {
     }
 
     /// The call chains the child recorded: (example index, frames), in
-    /// recording order; those that did not fit are missing.
-    fn read_chains(&self, shm: &[u8]) -> Result<Vec<CallChain>, DecodeError> {
+    /// recording order; those that did not fit are missing. Apart from
+    /// [`Layout::read_result`]: at hundreds of draws reading them costs
+    /// more than the rest of a result, and only draws alone use them.
+    pub fn read_chains(&self, shm: &[u8]) -> Result<Vec<CallChain>, DecodeError> {
         let Some(room) = (self.chain_capacity as usize).checked_sub(1) else { return Ok(Vec::new()) };
         let used = (get_u32(shm, self.chains_offset()) as usize).min(room);
         let words: Vec<u32> = (0..used).map(|i| get_u32(shm, self.chains_offset() + 4 * (1 + i))).collect();
@@ -602,7 +602,8 @@ impl Layout {
         Some(id)
     }
 
-    /// Reads everything the child wrote, checking every length against the layout.
+    /// Reads everything the child wrote but the call chains
+    /// ([`Layout::read_chains`]), checking every length against the layout.
     pub fn read_result(&self, shm: &[u8]) -> Result<ChildResult, DecodeError> {
         need(shm, self.total_len(), "shared-memory file")?;
         let bounded = |at: usize, what: &'static str, limit: usize| {
@@ -663,19 +664,7 @@ impl Layout {
         let flags = get_u32(shm, R_FLAGS);
         let value_key = (flags & FLAG_VALUE_KEY != 0).then(|| get_u64(R_VALUE_KEY));
         let alike_key = (flags & FLAG_ALIKE_KEY != 0).then(|| get_u64(R_ALIKE_KEY));
-        let chains = self.read_chains(shm)?;
-        Ok(ChildResult {
-            kind,
-            panic,
-            examples,
-            examples_dropped,
-            labels,
-            frames,
-            coverage,
-            value_key,
-            alike_key,
-            chains,
-        })
+        Ok(ChildResult { kind, panic, examples, examples_dropped, labels, frames, coverage, value_key, alike_key })
     }
 }
 
@@ -731,10 +720,9 @@ mod tests {
         assert!(layout.push_chain(&mut shm, 3, &[(1, 2), (3, 4)]));
         assert!(layout.push_chain(&mut shm, 5, &[]));
         assert!(!layout.push_chain(&mut shm, 6, &[(5, 6), (7, 8)]), "6 words in the 3 left");
-        let result = layout.read_result(&shm).unwrap();
-        assert_eq!(result.chains, [(3, vec![(1, 2), (3, 4)]), (5, vec![])]);
+        assert_eq!(layout.read_chains(&shm).unwrap(), [(3, vec![(1, 2), (3, 4)]), (5, vec![])]);
         layout.clear_result(&mut shm);
-        assert!(layout.read_result(&shm).unwrap().chains.is_empty());
+        assert!(layout.read_chains(&shm).unwrap().is_empty());
         assert!(layout.push_chain(&mut shm, 0, &[(9, 9)]));
         assert!(!SMALL.push_chain(&mut self::shm(&SMALL), 0, &[]), "no area, no chains");
     }

@@ -50,7 +50,8 @@ pub(crate) struct Recorder {
     /// The end of the unread data at the last cursor seen: where an exhausted
     /// or consumed cursor is taken to be.
     last_back: u32,
-    /// Whether call chains are still recorded (the layout has room for them).
+    /// Whether call chains are still recorded (the layout has room for
+    /// them, and no value was built: only draws alone use them).
     chains: bool,
     /// Fixed hash keys, not `RandomState`'s: each child would draw its own,
     /// and the lookups' instrumented probing (a coverage harness) would give
@@ -151,6 +152,9 @@ pub extern "C" fn exit(token: Token, cursor: Option<(*const u8, usize)>) {
     if token.active {
         if let Some(recorder) = lock().as_mut() {
             recorder.exit(token, cursor);
+            // A value built: the client reads call chains only where the
+            // examples are draws alone, so the draws after it skip the walk.
+            recorder.chains &= token.index.is_none();
         }
     }
 }

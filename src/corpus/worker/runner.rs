@@ -19,6 +19,11 @@ use crate::signature::{Kind, Signature};
 /// At most this many runs measure an input whose first two runs differ.
 pub const MEASURE_RUNS: usize = 4;
 
+/// Staying is given up for good at this many shrinks whose result covered
+/// in the staying child and not alone (each redone with fresh children):
+/// one could be coverage that varies from run to run (decision 0090).
+pub const STAYING_MISSES: u32 = 3;
+
 /// Why a run of a harness built without coverage cannot be measured.
 pub const NOT_INSTRUMENTED: &str = "the harness has no coverage counters (not instrumented)";
 
@@ -35,14 +40,16 @@ pub struct Runner {
     /// Runs on the recording harness so far.
     recorded: u64,
     /// Whether shrinks may run their candidates in a staying child: until
-    /// one showed that this target's coverage depends on earlier runs.
+    /// [`STAYING_MISSES`] showed that this target's coverage depends on earlier runs.
     may_stay: bool,
+    /// Shrinks whose result covered in the staying child and not alone.
+    staying_misses: u32,
 }
 
 impl Runner {
     /// A worker's runner over its started coverage fork server.
     pub fn new(coverage: ForkServerExecutor, running: RunningGroup) -> Runner {
-        Runner { coverage, recording: None, running, recorded: 0, may_stay: true }
+        Runner { coverage, recording: None, running, recorded: 0, may_stay: true, staying_misses: 0 }
     }
 
     /// Starts the recording harness's fork server, once it is built (`None`: not built).
@@ -127,11 +134,25 @@ impl Runner {
         on
     }
 
-    /// Every measure from now on runs in a fresh child: this target's
-    /// coverage depends on what ran before it in the process.
-    pub fn forbid_staying(&mut self) {
-        self.may_stay = false;
+    /// A shrink's result covered in the staying child and not alone, twice:
+    /// from the [`STAYING_MISSES`]th time on, every measure runs in a fresh
+    /// child (this target's coverage depends on what ran before it in the
+    /// process).
+    pub fn missed_staying(&mut self) {
+        self.staying_misses += 1;
+        if self.staying_misses >= STAYING_MISSES {
+            self.may_stay = false;
+            self.stay(false);
+        }
+    }
+
+    /// Runs `f` with every measure in a fresh child.
+    pub fn fresh<R>(&mut self, f: impl FnOnce(&mut Runner) -> R) -> R {
+        let may_stay = std::mem::replace(&mut self.may_stay, false);
         self.stay(false);
+        let result = f(self);
+        self.may_stay = may_stay && self.staying_misses < STAYING_MISSES;
+        result
     }
 
     /// Runs on the recording harness so far.

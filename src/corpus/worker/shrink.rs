@@ -20,6 +20,9 @@ use crate::corpus::jobs::{Measured, Part, Shrunk};
 use crate::corpus::worker::runner::Runner;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
 
+/// A quick shrink's failing steps in a row before a pass yields ([`quick`]).
+pub const QUICK_MAX_FAILURES: u32 = 4;
+
 /// Results at least this large are tried split in two.
 pub const SPLIT_MIN_BYTES: usize = 256;
 
@@ -100,9 +103,11 @@ fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
 /// Reduces `bytes` while it covers `required`; `progress` hears of the best
 /// size and the tests so far. The candidates run in a staying child when
 /// the input covers `required` there twice in a row; the result is checked
-/// in a fresh child, and when it fails there, the shrink runs again with a
-/// fresh child per candidate, and so does every shrink after it
-/// (decision 0090).
+/// in a fresh child. When it fails there, [`after_failed_check`] tells
+/// coverage that varies from run to run (the input kept as it is, or the
+/// result once two more fresh runs cover) from coverage that earlier runs
+/// gave: then the shrink runs again with a fresh child per candidate, and
+/// so does every shrink after it (decision 0090).
 pub fn shrink(
     runner: &mut Runner,
     bytes: &[u8],
@@ -116,8 +121,7 @@ pub fn shrink(
     };
     if !is_subset(required, &features) {
         // Kept as it is for what it showed before (coverage that varies): it still counts as their holder.
-        let features = union([&features[..], required]);
-        return Ok(Shrunk { bytes: bytes.to_vec(), features, tests: 1, stop: None, unstable: true, split: None });
+        return Ok(as_it_is(bytes, &features, required, 1));
     }
     let (staying, checks) = enter_staying(runner, bytes, required);
     let recorded = runner.recorded();
@@ -125,19 +129,62 @@ pub fn shrink(
     runner.stay(false);
     let tests = reduction.stats.tests + 2 + checks + (runner.recorded() - recorded);
     let stop = reduction.stats.stop.clone();
-    match covers(runner, &reduction.best.bytes, required) {
-        Some(features) => {
-            Ok(Shrunk { bytes: reduction.best.bytes, features, tests, stop, unstable: false, split: None })
-        }
-        None if staying.is_some() => {
-            // Candidates passed after earlier runs that fail alone: no more staying.
-            runner.forbid_staying();
-            let again = shrink(runner, bytes, required, options, progress)?;
-            Ok(Shrunk { tests: tests + again.tests, ..again })
+    let best = reduction.best.bytes;
+    let checked = match covers(runner, &best, required) {
+        Some(features) => Checked::Covers(features, 0),
+        None if staying.is_some() => after_failed_check(runner, bytes, &best, required),
+        None => Checked::Varies(1),
+    };
+    match checked {
+        Checked::Covers(features, runs) => {
+            Ok(Shrunk { bytes: best, features, tests: tests + runs, stop, unstable: false, split: None })
         }
         // The result does not cover them again (coverage that varies run to run): keep the input.
-        None => Ok(Shrunk { bytes: bytes.to_vec(), features, tests, stop, unstable: true, split: None }),
+        Checked::Varies(runs) => Ok(Shrunk { stop, ..as_it_is(bytes, &features, required, tests + runs) }),
+        Checked::Staying(runs) => {
+            // Candidates passed after earlier runs that fail alone: this shrink again with fresh children.
+            runner.missed_staying();
+            let again = runner.fresh(|runner| shrink(runner, bytes, required, options, progress))?;
+            Ok(Shrunk { tests: tests + runs + again.tests, ..again })
+        }
     }
+}
+
+/// What the fresh check of a shrink's result came to.
+enum Checked {
+    /// It covers the features (these), after this many more runs.
+    Covers(Vec<u32>, u64),
+    /// Coverage that varies from run to run: the input is kept as it is
+    /// (the runs made to tell).
+    Varies(u64),
+    /// Earlier runs in the staying child gave the candidates what they
+    /// lack alone (the runs made to tell).
+    Staying(u64),
+}
+
+/// After a staying shrink's result failed its fresh check: the input
+/// that failed again in a fresh child varies from run to run (not the
+/// staying child's doing: pulldown-cmark's `HashMap`s do it); a result
+/// that covers in two more fresh runs is kept (the first miss was
+/// variation); else earlier runs gave the candidates what they lack alone.
+fn after_failed_check(runner: &mut Runner, input: &[u8], best: &[u8], required: &[u32]) -> Checked {
+    if covers(runner, input, required).is_none() {
+        return Checked::Varies(1);
+    }
+    if covers(runner, best, required).is_none() {
+        return Checked::Staying(2);
+    }
+    match covers(runner, best, required) {
+        Some(features) => Checked::Covers(features, 3),
+        None => Checked::Staying(3),
+    }
+}
+
+/// `bytes` kept as it is for what it showed before (coverage that varies):
+/// still the holder of `required`.
+fn as_it_is(bytes: &[u8], features: &[u32], required: &[u32], tests: u64) -> Shrunk {
+    let features = union([features, required]);
+    Shrunk { bytes: bytes.to_vec(), features, tests, stop: None, unstable: true, split: None }
 }
 
 /// Puts the runner's measures in a staying child and returns what a
@@ -176,7 +223,7 @@ fn reduce(
     let examples = runner.examples(bytes)?;
     // A candidate's examples come from a run of its own, only where the input has some.
     let typed = !examples.is_empty();
-    let options = &ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() };
+    let options = &quick(ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() });
     let initial = TestCase::new(bytes.to_vec(), examples);
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         Ok(match runner.measure(candidate) {
@@ -190,6 +237,17 @@ fn reduce(
         })
     });
     Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
+}
+
+/// `options` for a quick shrink (`Proof::Skipped`): each pass yields after
+/// [`QUICK_MAX_FAILURES`] failing steps in a row, not the corpus mode's 16,
+/// so a pass whose successes are over moves on sooner; the next round's
+/// shrink goes on with the full budget (decision 0102).
+fn quick(options: ReduceOptions) -> ReduceOptions {
+    match options.proof {
+        Proof::Skipped => ReduceOptions { max_failures: options.max_failures.min(QUICK_MAX_FAILURES), ..options },
+        _ => options,
+    }
 }
 
 /// The proof a shrink of a typed input (`typed`) or of raw bytes runs
@@ -233,6 +291,15 @@ mod tests {
         for proof in [Proof::First, Proof::Last] {
             assert_eq!((proof_for(proof, true), proof_for(proof, false)), (proof, proof));
         }
+    }
+
+    #[test]
+    fn a_quick_shrinks_passes_yield_after_four_failures_and_the_others_keep_their_budget() {
+        let corpus = ReduceOptions { max_failures: 16, ..ReduceOptions::default() };
+        let budget = |proof, max_failures| quick(ReduceOptions { proof, max_failures, ..corpus.clone() }).max_failures;
+        assert_eq!(budget(Proof::Skipped, 16), QUICK_MAX_FAILURES);
+        assert_eq!(budget(Proof::Skipped, 2), 2, "a smaller budget stays");
+        assert_eq!((budget(Proof::First, 16), budget(Proof::Last, 16)), (16, 16));
     }
 
     #[test]

@@ -647,7 +647,8 @@ impl Executor for ForkServerExecutor {
     /// empty when nothing was recorded or the result could not be read.
     fn examples(&self) -> Vec<crate::reduce::Example> {
         let input_len = self.shm.layout.read_input(&self.shm.map).map_or(0, <[u8]>::len);
-        self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len))
+        let chains = || self.shm.layout.read_chains(&self.shm.map).unwrap_or_default();
+        self.last_result.as_ref().map_or_else(Vec::new, |result| examples_of(result, input_len, chains))
     }
 
     fn replay_known_values(&mut self, on: bool) {
@@ -719,7 +720,7 @@ mod tests {
             labels: vec!["demo::Scene".into(), "demo::Layer".into()],
             ..ChildResult::default()
         };
-        let examples = examples_of(&result, 10);
+        let examples = examples_of(&result, 10, Vec::new);
         let shown: Vec<_> = examples.iter().map(|e| (e.front.clone(), e.back.clone(), &*e.label, e.depth)).collect();
         assert_eq!(shown, [(0..10, 10..10, "demo::Scene", 0), (2..5, 8..10, "demo::Layer", 1), (6..7, 8..8, "?", 2)]);
     }

@@ -18,7 +18,7 @@ use super::super::process::signal_group;
 use super::super::spin;
 use super::super::Status;
 use super::{Received, Server, RSS_CHECK_INTERVAL};
-use crate::protocol::shm::STACK_OVERFLOW;
+use crate::protocol::shm::{CallChain, STACK_OVERFLOW};
 use crate::protocol::{ChildResult, Response, MESSAGE_LEN};
 
 /// Runs in the server's process between fork and exec: keep our two pipe ends
@@ -75,9 +75,14 @@ pub(super) fn scratch_dir() -> anyhow::Result<tempfile::TempDir> {
 
 /// The child's example records as the reducer's examples: labels shared per
 /// id, open and out-of-bounds records dropped. Where the records are draws
-/// alone (a value built by hand) and every draw has its call chain, with
-/// the spans those chains give among them (`super::calls`).
-pub(super) fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::reduce::Example> {
+/// alone (a value built by hand) and every draw has its call chain (read
+/// then, by `chains`), with the spans those chains give among them
+/// (`super::calls`).
+pub(super) fn examples_of(
+    result: &ChildResult,
+    input_len: usize,
+    chains: impl FnOnce() -> Vec<CallChain>,
+) -> Vec<crate::reduce::Example> {
     let labels: Vec<crate::reduce::Label> = result.labels.iter().map(|l| l.as_str().into()).collect();
     let unknown: crate::reduce::Label = "?".into();
     let span = |(start, end): (u32, u32)| {
@@ -95,11 +100,12 @@ pub(super) fn examples_of(result: &ChildResult, input_len: usize) -> Vec<crate::
         })
         .unzip();
     let draws_alone = examples.iter().all(|e| e.label.starts_with(crate::reduce::draws::DRAW_LABEL));
-    if result.chains.is_empty() || !draws_alone {
+    if examples.is_empty() || !draws_alone {
         return examples;
     }
+    let chains = chains();
     let by_index: std::collections::HashMap<u32, &[(u32, u32)]> =
-        result.chains.iter().map(|(i, frames)| (*i, frames.as_slice())).collect();
+        chains.iter().map(|(i, frames)| (*i, frames.as_slice())).collect();
     match indices.iter().map(|i| by_index.get(i).copied()).collect::<Option<Vec<_>>>() {
         Some(chains) => super::calls::with_spans(examples, &chains),
         None => examples,

@@ -172,7 +172,7 @@ const PROJECTS: [Project; 5] = [
     },
     Project {
         name: "demangle-crashes",
-        dir: "demangle-0.1.18",
+        dir: "demangle-old",
         label: "demangle-crashes (rustc-demangle 0.1.18, bytes, with crashes)",
         dependency: "rustc-demangle = \"=0.1.18\"",
         target: "demangle",

@@ -21,7 +21,7 @@ pub const MEASURE_RUNS: usize = 4;
 
 /// Staying is given up for good at this many shrinks whose result covered
 /// in the staying child and not alone (each redone with fresh children):
-/// one could be coverage that varies from run to run (decision 0090).
+/// one could be coverage that varies from run to run (decision 0102).
 pub const STAYING_MISSES: u32 = 3;
 
 /// Why a run of a harness built without coverage cannot be measured.
@@ -121,7 +121,7 @@ impl Runner {
     }
 
     /// Runs the coverage harness's next measures in one staying child
-    /// (`on`, unless [`Runner::forbid_staying`] was called), or in a fresh
+    /// (`on`, unless [`Runner::missed_staying`] gave staying up), or in a fresh
     /// child each (decision 0090). Returns whether they stay.
     pub fn stay(&mut self, on: bool) -> bool {
         let on = on && self.may_stay;
@@ -146,12 +146,12 @@ impl Runner {
         }
     }
 
-    /// Runs `f` with every measure in a fresh child.
+    /// Runs `f` with every measure in a fresh child, then lets them stay again as before.
     pub fn fresh<R>(&mut self, f: impl FnOnce(&mut Runner) -> R) -> R {
         let may_stay = std::mem::replace(&mut self.may_stay, false);
         self.stay(false);
         let result = f(self);
-        self.may_stay = may_stay && self.staying_misses < STAYING_MISSES;
+        self.may_stay = may_stay;
         result
     }
 

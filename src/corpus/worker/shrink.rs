@@ -107,7 +107,8 @@ fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
 /// coverage that varies from run to run (the input kept as it is, or the
 /// result once two more fresh runs cover) from coverage that earlier runs
 /// gave: then the shrink runs again with a fresh child per candidate, and
-/// so does every shrink after it (decision 0090).
+/// from the third such shrink on so does every later one (decisions 0090,
+/// 0102).
 pub fn shrink(
     runner: &mut Runner,
     bytes: &[u8],

@@ -1,14 +1,19 @@
-//! Deletion with a counter adjusted: remove a value read before a small number, and lower that number by one in the same move.
+//! Deletion with a counter adjusted: remove a value read before a small number, or a loop's turn read after one, and lower that number by one in the same move.
 //!
 //! An index or a count often refers to the values read before it (`pick 2`
 //! on a stack of two pushes): deleting one of them alone changes what the
 //! number means, and lowering the number alone does too, so neither single
-//! move keeps the bug. Together they do.
+//! move keeps the bug. Together they do. A value built by hand reads a
+//! count first and then that many turns of a loop (`for _ in
+//! 0..u.int_in_range(0..=6)?`): there the turn after it goes with the
+//! count (`delete-turns`).
+
+use std::ops::Range;
 
 use super::super::choice::Chooser;
 use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Halt, Shrinker, StepResult};
-use super::super::testcase::replace_ranges;
+use super::super::testcase::{replace_ranges, TestCase};
 use super::delete_examples::spans;
 
 /// The largest value taken as a counter: an index into what a small input
@@ -52,6 +57,121 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     Ok(())
 }
 
+/// Chooses a draw whose value counts the turns of a loop after it, the
+/// last first, and deletes the last turn while lowering the count by one.
+/// The items after it in the span of the function that drew it (a draw,
+/// or a call under it taken whole) are read as that many turns of equal
+/// shape (the same draw kinds and call sites in the same order), what
+/// follows them left alone; a count of one is tried with a turn of one to
+/// [`ONE_TURN`] items. Only on draws alone with the spans of the call
+/// chains (decision 0099): without them no turn is known, and a derived
+/// collection's elements go with their length already (`delete-examples`).
+/// On wit-smith 0.214 a function's three parameters stayed where its
+/// results were the bug: deleting a parameter's name and type left the
+/// count reading the next result's, and lowering the count alone read a
+/// name as a type.
+pub(crate) fn delete_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    let tc = sh.shared();
+    if !tc.draws_only() || tc.examples.is_empty() {
+        return Err(Halt::Dead);
+    }
+    let d = chooser.choose(tc.draws.len(), |d| !turns(&tc, d).is_empty())?;
+    let value = tc.draws[d].value(&tc.bytes).expect("chosen for its value");
+    let lowered = tc.draws[d].encode(value - 1);
+    for last in turns(&tc, d) {
+        let mut edits: Vec<(Range<usize>, &[u8])> = tc.draws[last].iter().map(|w| (w.span.clone(), &[][..])).collect();
+        edits.push((tc.draws[d].span.clone(), &lowered));
+        if sh.consider(replace_ranges(&tc.bytes, &edits))? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// The longest turn tried after a count of one.
+const ONE_TURN: usize = 3;
+
+/// The most items a turn is read as.
+const MAX_TURN: usize = 16;
+
+/// Draw `d` as a count of the turns after it: the draws of its last turn,
+/// for each reading that fits (none when it is no count). Its value as the
+/// count first; a range's value can be above the range's size (the count
+/// is the value modulo the size, unknown here), so failing that, the most
+/// turns of equal shape that follow it, at most its value (one turn: all
+/// that follows it in the span). Lowering the
+/// value by one lowers such a count by one all the same.
+fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
+    let draw = &tc.draws[d];
+    let value = match draw.kind {
+        DrawKind::Int { .. } | DrawKind::Range => draw.value(&tc.bytes).filter(|&v| v >= 1),
+        _ => None,
+    };
+    let Some(value) = value else { return Vec::new() };
+    let items = items_after(tc, d);
+    let same = |a: usize, b: usize, k: usize| (0..k).all(|j| items[a + j].1 == items[b + j].1);
+    let repeats = |k: usize| (1..).take_while(|&c| (c + 1) * k <= items.len() && same(0, c * k, k)).count() + 1;
+    let longest = MAX_TURN.min(items.len());
+    let readings: Vec<(usize, usize)> = match usize::try_from(value).ok().filter(|&c| c as u128 <= MAX_COUNTER) {
+        Some(1) => (1..=ONE_TURN.min(items.len())).map(|k| (1, k)).collect(),
+        Some(count) => (1..=longest)
+            .filter(|&k| count * k <= items.len() && repeats(k) >= count)
+            .map(|k| (count, k))
+            .take(1)
+            .collect(),
+        None => Vec::new(),
+    };
+    let readings = if readings.is_empty() {
+        let most = (1..=longest).map(|k| (repeats(k).min(value.min(MAX_COUNTER) as usize), k)).filter(|&(c, _)| c >= 2);
+        // One turn left: all that follows it (the loop's last statement).
+        let one = (!items.is_empty()).then_some((1, items.len()));
+        most.max_by_key(|&(c, k)| (c, std::cmp::Reverse(k))).or(one).into_iter().collect()
+    } else {
+        readings
+    };
+    let end = |n: usize| items.get(n).map_or_else(|| items.last().map_or(d + 1, |i| i.0.end), |i| i.0.start);
+    readings.into_iter().map(|(count, k)| items[(count - 1) * k].0.start..end(count * k)).collect()
+}
+
+/// An item's shape: a draw's kind, or a call's site.
+#[derive(PartialEq, Eq)]
+enum Shape<'a> {
+    Draw(DrawKind),
+    Call(&'a str),
+}
+
+/// The items after draw `d` in the innermost span holding it: each a draw
+/// or a call under the span, taken whole.
+fn items_after(tc: &TestCase, d: usize) -> Vec<(Range<usize>, Shape<'_>)> {
+    let (end, calls) = match (0..tc.examples.len()).rev().find(|&e| tc.draw_ranges[e].contains(&d)) {
+        Some(p) => (tc.draw_ranges[p].end, children(tc, p)),
+        None => (tc.draws.len(), tc.sibling_groups()[0].as_slice()),
+    };
+    // The calls in input order, their draws in order too: one pass over both.
+    let mut calls =
+        calls.iter().map(|&c| (&tc.draw_ranges[c], &tc.examples[c])).filter(|(r, _)| r.start > d).peekable();
+    let mut items = Vec::new();
+    let mut k = d + 1;
+    while k < end {
+        while calls.next_if(|(r, _)| r.start < k || r.is_empty()).is_some() {}
+        let item = match calls.next_if(|(r, _)| r.start == k) {
+            Some((r, e)) => (r.clone(), Shape::Call(&e.label)),
+            None => (k..k + 1, Shape::Draw(tc.draws[k].kind)),
+        };
+        k = item.0.end;
+        items.push(item);
+    }
+    items
+}
+
+/// The examples directly under example `p`.
+fn children(tc: &TestCase, p: usize) -> &[usize] {
+    match tc.examples.get(p + 1) {
+        Some(_) if tc.parent(p + 1) == Some(p) => tc.siblings(p + 1),
+        _ => &[],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::one_pass::run;
@@ -91,5 +211,54 @@ mod tests {
         // push, push, pick 2: neither deleting a push nor lowering the index alone keeps the bug.
         let result = run("delete-adjusting", &[1, b'P', 1, b'P', 1, b'K', 2], program);
         assert_eq!(result, [1, b'K', 0]);
+    }
+
+    /// A function built by hand: a count (a one-byte range draw of 0 to 6,
+    /// its byte taken modulo 7 as `int_in_range` does), then per
+    /// turn a name (one draw) and a type (a call of two draws: a tag and a
+    /// width), then a count of results and theirs; the bug is two results.
+    fn function(input: &[u8]) -> Verdict {
+        let mut at = 0;
+        let mut examples = Vec::new();
+        let turns = |at: &mut usize, examples: &mut Vec<Example>| -> Option<u8> {
+            let count = *input.get(*at)? % 7;
+            examples.push(Example::new(*at..*at + 1, input.len()..input.len(), "draw:range", 1));
+            for turn in 0..count {
+                let start = *at + 1 + 3 * usize::from(turn);
+                input.get(start + 2)?;
+                examples.push(Example::new(start..start + 1, input.len()..input.len(), "draw:le:1", 1));
+                examples.push(Example::new(start + 1..start + 3, input.len()..input.len(), "call:0000000b", 1));
+                examples.push(Example::new(start + 1..start + 2, input.len()..input.len(), "draw:le:1", 2));
+                examples.push(Example::new(start + 2..start + 3, input.len()..input.len(), "draw:le:1", 2));
+            }
+            *at += 1 + 3 * usize::from(count);
+            Some(count)
+        };
+        examples.push(Example::new(0..0, input.len()..input.len(), "call:0000000a", 0));
+        let params = turns(&mut at, &mut examples);
+        let len = examples.len();
+        examples.push(Example::new(at..at, input.len()..input.len(), "call:0000000a", 0));
+        let results = turns(&mut at, &mut examples);
+        let end = examples.iter().skip(len + 1).map(|e| e.front.end).max().unwrap_or(at);
+        examples[len].front = examples[len].front.start..end;
+        examples[0].front = 0..examples[..len].iter().map(|e| e.front.end).max().unwrap_or(0);
+        match (params, results) {
+            (Some(_), Some(2)) => Verdict::Interesting(examples),
+            _ => Verdict::Boring,
+        }
+    }
+
+    #[test]
+    fn deletes_a_loops_turns_while_lowering_its_count() {
+        // Three parameters, two results: the parameters go, a turn with its count each time.
+        let input = [3, 7, 1, 1, 8, 2, 2, 9, 3, 3, 2, 5, 1, 1, 6, 2, 2];
+        assert_eq!(run("delete-turns", &input, function), [0, 2, 5, 1, 1, 6, 2, 2]);
+    }
+
+    #[test]
+    fn reads_a_range_above_its_size_as_the_turns_that_follow() {
+        // 10 is three turns (10 mod 7): lowered to 7, no turn left.
+        let input = [10, 7, 1, 1, 8, 2, 2, 9, 3, 3, 2, 5, 1, 1, 6, 2, 2];
+        assert_eq!(run("delete-turns", &input, function), [7, 2, 5, 1, 1, 6, 2, 2]);
     }
 }

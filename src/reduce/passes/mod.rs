@@ -88,6 +88,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-leaf-elements", tier: Tier::Shrink, guarantee: false, step: draws::delete_leaf_elements },
     PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
+    PassDef { name: "delete-turns", tier: Tier::Shrink, guarantee: false, step: adjust::delete_turns },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },
     PassDef {

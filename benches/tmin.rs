@@ -86,6 +86,8 @@
 mod cargo_fuzz;
 #[path = "support/expected.rs"]
 mod expected;
+#[path = "support/limited.rs"]
+mod limited;
 #[path = "support/stack.rs"]
 mod stack;
 #[path = "support/table.rs"]
@@ -93,14 +95,12 @@ mod table;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
-use nix::sys::signal::{killpg, Signal};
-use nix::unistd::Pid;
-
+use limited::run_limited;
 use serde_json::Value;
 
 use expected::{sample_dirs, SampleDir};
@@ -208,14 +208,6 @@ struct Row {
     tmin_1000: Measured,
 }
 
-/// How a timed command ended.
-struct Finished {
-    status: Option<ExitStatus>,
-    wall: Duration,
-    stdout: String,
-    stderr: String,
-}
-
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -242,37 +234,6 @@ fn samples(filter: Option<&str>) -> Vec<Sample> {
         .collect();
     samples.sort_by(|a, b| a.name.cmp(&b.name));
     samples
-}
-
-/// Runs `command` in a process group of its own, its output in files under
-/// `logs` named `name.*`; past `limit` the group gets SIGTERM, then SIGKILL,
-/// and the status is `None`.
-fn run_limited(command: &mut Command, limit: Duration, logs: &Path, name: &str) -> Finished {
-    let (out_path, err_path) = (logs.join(format!("{name}.stdout")), logs.join(format!("{name}.stderr")));
-    let out = std::fs::File::create(&out_path).expect("create a log file");
-    let err = std::fs::File::create(&err_path).expect("create a log file");
-    command.stdin(Stdio::null()).stdout(out).stderr(err).process_group(0);
-    let started = Instant::now();
-    let mut child = command.spawn().unwrap_or_else(|e| panic!("cannot start {command:?}: {e}"));
-    let group = Pid::from_raw(child.id() as i32);
-    let mut signalled = None;
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for a child") {
-            break status;
-        }
-        let elapsed = started.elapsed();
-        if elapsed > limit && signalled.is_none() {
-            let _ = killpg(group, Signal::SIGTERM);
-            signalled = Some(elapsed);
-        } else if signalled.is_some_and(|at| elapsed > at + Duration::from_secs(3)) {
-            let _ = killpg(group, Signal::SIGKILL);
-            break child.wait().expect("wait for a killed child");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let wall = started.elapsed();
-    let read = |path: &Path| String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned();
-    Finished { status: signalled.is_none().then_some(status), wall, stdout: read(&out_path), stderr: read(&err_path) }
 }
 
 /// A fresh copy of the sample's crash file in `dir` (created), under its own name.

@@ -261,7 +261,7 @@ fn frames_of_pairs(lines: &[String]) -> Vec<Frame> {
         .chunks(2)
         .filter(|pair| pair.len() == 2)
         .map(|pair| {
-            let function = crate::trace::parse::strip_hash(pair[0].trim()).to_owned();
+            let function = crate::trace::symbol::canonical(&pair[0]);
             let location = pair[1].trim();
             let file = (!location.starts_with("??")).then(|| location.to_owned());
             Frame { function, file }

@@ -6,3 +6,4 @@
 pub mod parse;
 pub mod path;
 pub mod recursion;
+pub mod symbol;

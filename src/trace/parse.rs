@@ -251,7 +251,7 @@ pub fn trace(stderr: &str) -> Vec<TraceFrame> {
             Some((function, module)) if module.starts_with('(') => (function, None),
             _ => (rest, None),
         };
-        frames.push(TraceFrame::Symbolized(Frame { function: strip_hash(function.trim()).to_owned(), file }));
+        frames.push(TraceFrame::Symbolized(Frame { function: super::symbol::canonical(function), file }));
     }
     frames
 }
@@ -371,14 +371,6 @@ fn is_runtime_frame(function: &str) -> bool {
     ];
     const NAMES: &[&str] = &["main", "_start", "__libc_start_main"];
     NAMES.contains(&function) || PREFIXES.iter().any(|p| function.starts_with(p)) || function.contains("::panicking::")
-}
-
-/// `crate::f::h0123456789abcdef` -> `crate::f`.
-pub(crate) fn strip_hash(function: &str) -> &str {
-    match function.rsplit_once("::h") {
-        Some((head, hash)) if hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()) => head,
-        _ => function,
-    }
 }
 
 /// A message with its input-dependent numbers masked: decimal numbers become

@@ -54,8 +54,9 @@ pub(crate) fn cargo_dirs(
     })
 }
 
-/// The host triple, from the rustc cargo would run here.
-pub(crate) fn host_triple(project: &FuzzProject) -> Result<String, ProjectError> {
+/// The host triple, from the rustc cargo would run here, and whether
+/// builds with that rustc set `RUSTC_BOOTSTRAP=1` ([`needs_bootstrap`]).
+pub(crate) fn host_triple(project: &FuzzProject) -> Result<(String, bool), ProjectError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(&rustc)
         .arg("-vV")
@@ -64,7 +65,20 @@ pub(crate) fn host_triple(project: &FuzzProject) -> Result<String, ProjectError>
         .with_context(|| format!("cannot run `{} -vV`", rustc.to_string_lossy()))?;
     let text = String::from_utf8_lossy(&output.stdout);
     let host = text.lines().find_map(|l| l.strip_prefix("host: "));
-    Ok(host.ok_or_else(|| anyhow!("`{} -vV` printed no host triple", rustc.to_string_lossy()))?.trim().to_string())
+    let host = host.ok_or_else(|| anyhow!("`{} -vV` printed no host triple", rustc.to_string_lossy()))?;
+    let version = text.lines().next().unwrap_or_default().trim_start_matches("rustc ");
+    Ok((host.trim().to_string(), needs_bootstrap(version)))
+}
+
+/// Whether a build with the rustc of this version (`1.95.0 (...)`,
+/// `1.97.0-nightly (...)`) sets `RUSTC_BOOTSTRAP=1`: on any compiler but a
+/// nightly, whose `-Z` flags (`-Zsanitizer`) need it, as a user's `cargo
+/// fuzz build` there must have had it; on a nightly, left as inherited.
+/// The crash harness and the cross-check agree with the user's build:
+/// proc-macro2's build script reruns when it changes, and the host units
+/// they share (decision 0066) were rebuilt by each build in turn.
+pub(crate) fn needs_bootstrap(version: &str) -> bool {
+    !version.contains("-nightly") && !version.contains("-dev")
 }
 
 /// `$CARGO` (set when we run as `cargo minimize-crash`), else `cargo`.
@@ -84,4 +98,17 @@ pub(crate) fn command_line(command: &Command) -> String {
     let mut words = vec![command.get_program().to_string_lossy().into_owned()];
     words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
     shell_words::join(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::needs_bootstrap;
+
+    #[test]
+    fn only_a_nightly_builds_without_rustc_bootstrap() {
+        assert!(needs_bootstrap("1.95.0 (f2d3ce0bd 2026-03-21)"));
+        assert!(needs_bootstrap("1.96.0-beta.3 (0123abcd 2026-04-30)"));
+        assert!(!needs_bootstrap("1.97.0-nightly (e50aa6fba 2026-05-19)"));
+        assert!(!needs_bootstrap("1.97.0-dev"));
+    }
 }

@@ -12,7 +12,7 @@ use anyhow::{anyhow, Context};
 use toml_edit::Item;
 
 use super::cargo::{cargo_command, cargo_dirs, cargo_program, command_line, host_triple};
-use super::flags::{cargo_build_args, encoded_rustflags, variant_target_dir, BuildOptions, Sanitizer};
+use super::flags::{cargo_build_args, encoded_rustflags, variant_target_dir, BuildOptions};
 use super::inject::arbitrary_shim::{self, Support, ARBITRARY};
 use super::inject::embedded;
 use super::inject::standin::{self, Patch, LIBFUZZER_SYS};
@@ -56,7 +56,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         let dirs = scope.spawn(|| cargo_dirs(project, &cargo, options.cargo_target_dir.as_deref()));
         (host_triple(project), dirs.join().expect("the thread asking cargo for the target directory panicked"))
     });
-    let (host, dirs) = (host?, dirs?);
+    let ((host, bootstrap), dirs) = (host?, dirs?);
     let scratch = options.scratch_dir.clone().unwrap_or_else(|| default_scratch_dir(project, &dirs.target_dir));
     let layout = Layout::new(scratch);
     let prepared = prepare_workspace(project, &layout, &cargo, &host)?;
@@ -72,6 +72,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         manifest: &prepared.manifest,
         target_dir: &target_dir,
         shared,
+        bootstrap,
         options,
     };
     let built = run_build(build_command(&build), target, options.echo)?;
@@ -145,13 +146,15 @@ struct CargoBuild<'a> {
     target_dir: &'a Path,
     /// The build directory shared with `cargo fuzz build`, if any.
     shared: Option<&'a Path>,
+    /// Whether it sets `RUSTC_BOOTSTRAP=1` (`needs_bootstrap`).
+    bootstrap: bool,
     /// The user's build options.
     options: &'a BuildOptions,
 }
 
 /// The [`CargoBuild`] command, with its flags and environment.
 fn build_command(build: &CargoBuild<'_>) -> Command {
-    let CargoBuild { cargo, project, target, host, manifest, target_dir, shared, options } = *build;
+    let CargoBuild { cargo, project, target, host, manifest, target_dir, shared, bootstrap, options } = *build;
     let flags = &options.flags;
     let mut command = cargo_command(cargo, project);
     command.arg("build").arg("--manifest-path").arg(manifest);
@@ -169,8 +172,8 @@ fn build_command(build: &CargoBuild<'_>) -> Command {
     if let Some(wrapper) = options.rustc_wrapper.as_deref().filter(|_| options.coverage) {
         command.envs(super::wrapper::cargo_env(wrapper));
     }
-    if flags.sanitizer != Sanitizer::None {
-        // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1 (harmless on nightly).
+    if bootstrap {
+        // `-Zsanitizer` is unstable: stable rustc takes it with RUSTC_BOOTSTRAP=1, as the user's build had it.
         command.env("RUSTC_BOOTSTRAP", "1");
     }
     command
@@ -367,6 +370,7 @@ mod tests {
     use super::*;
     use crate::project::cargo::CargoDirs;
     use crate::project::flags::{rustflags, BuildFlags, CALL_SITE_FLAGS, COVERAGE_FLAGS};
+    use crate::project::Sanitizer;
 
     #[test]
     fn flags_follow_cargo_fuzz_for_each_mode() {

@@ -273,8 +273,8 @@ fn command(
         Builder::Ours | Builder::Apart(_) => Command::new(cargo),
     };
     command.current_dir(cwd).args(["fuzz", "build", "--sanitizer", sanitizer.name(), "--fuzz-dir"]);
-    if sanitizer != Sanitizer::None {
-        // As for the harness: the same toolchain, its `-Zsanitizer` allowed on stable.
+    if builder.bootstrap(cargo) {
+        // As for the harness: `-Zsanitizer` allowed on stable, as the user's build had it.
         command.env("RUSTC_BOOTSTRAP", "1");
     }
     command.arg(&project.fuzz_dir);

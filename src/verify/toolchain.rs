@@ -9,6 +9,8 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::project::cargo::needs_bootstrap;
+
 /// How the cross-check's `cargo fuzz build` runs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Builder {
@@ -21,6 +23,19 @@ pub(crate) enum Builder {
     /// The compiler that built the binary there (this version) is not
     /// installed: ours builds into a directory of its own.
     Apart(String),
+}
+
+impl Builder {
+    /// Whether its `cargo fuzz build` sets `RUSTC_BOOTSTRAP=1`: as the
+    /// crash harness does on the same compiler, and the user's build had
+    /// to there (`crate::project::needs_bootstrap`); `cargo` is ours.
+    pub(crate) fn bootstrap(&self, cargo: &OsStr) -> bool {
+        match self {
+            Builder::Rustup(name) => !name.contains("nightly"),
+            Builder::Apart(version) => needs_bootstrap(version),
+            Builder::Ours => version_of(Command::new(our_rustc(cargo))).map_or(true, |v| needs_bootstrap(&v)),
+        }
+    }
 }
 
 /// The version after the first `rustc version ` in `bytes`, up to its NUL.

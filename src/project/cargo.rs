@@ -54,8 +54,8 @@ pub(crate) fn cargo_dirs(
     })
 }
 
-/// The host triple, from the rustc cargo would run here, and whether
-/// builds with that rustc set `RUSTC_BOOTSTRAP=1` ([`needs_bootstrap`]).
+/// The host triple, from the rustc cargo would run here, and whether that
+/// rustc needs `RUSTC_BOOTSTRAP=1` for `-Z` flags ([`needs_bootstrap`]).
 pub(crate) fn host_triple(project: &FuzzProject) -> Result<(String, bool), ProjectError> {
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
     let output = Command::new(&rustc)
@@ -70,13 +70,11 @@ pub(crate) fn host_triple(project: &FuzzProject) -> Result<(String, bool), Proje
     Ok((host.trim().to_string(), needs_bootstrap(version)))
 }
 
-/// Whether a build with the rustc of this version (`1.95.0 (...)`,
-/// `1.97.0-nightly (...)`) sets `RUSTC_BOOTSTRAP=1`: on any compiler but a
-/// nightly, whose `-Z` flags (`-Zsanitizer`) need it, as a user's `cargo
-/// fuzz build` there must have had it; on a nightly, left as inherited.
-/// The crash harness and the cross-check agree with the user's build:
-/// proc-macro2's build script reruns when it changes, and the host units
-/// they share (decision 0066) were rebuilt by each build in turn.
+/// Whether the rustc of this version (`1.95.0 (...)`, `1.97.0-nightly
+/// (...)`) takes `-Z` flags (`-Zsanitizer`) only with `RUSTC_BOOTSTRAP=1`:
+/// any but a nightly. A user's `cargo fuzz build` with a sanitizer there
+/// must have had it; the crash harness and the cross-check set it as that
+/// build had it (decision 0066), on a nightly never.
 pub(crate) fn needs_bootstrap(version: &str) -> bool {
     !version.contains("-nightly") && !version.contains("-dev")
 }

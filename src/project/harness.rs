@@ -12,7 +12,7 @@ use anyhow::{anyhow, Context};
 use toml_edit::Item;
 
 use super::cargo::{cargo_command, cargo_dirs, cargo_program, command_line, host_triple};
-use super::flags::{cargo_build_args, encoded_rustflags, variant_target_dir, BuildOptions};
+use super::flags::{cargo_build_args, encoded_rustflags, variant_target_dir, BuildOptions, Sanitizer};
 use super::inject::arbitrary_shim::{self, Support, ARBITRARY};
 use super::inject::embedded;
 use super::inject::standin::{self, Patch, LIBFUZZER_SYS};
@@ -56,7 +56,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         let dirs = scope.spawn(|| cargo_dirs(project, &cargo, options.cargo_target_dir.as_deref()));
         (host_triple(project), dirs.join().expect("the thread asking cargo for the target directory panicked"))
     });
-    let ((host, bootstrap), dirs) = (host?, dirs?);
+    let ((host, not_nightly), dirs) = (host?, dirs?);
     let scratch = options.scratch_dir.clone().unwrap_or_else(|| default_scratch_dir(project, &dirs.target_dir));
     let layout = Layout::new(scratch);
     let prepared = prepare_workspace(project, &layout, &cargo, &host)?;
@@ -64,6 +64,9 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     // cargo keeps RUSTFLAGS out of file names: a coverage build sharing the
     // crash build's directory would replace its files at every run (0066).
     let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage);
+    let users_binary =
+        dirs.target_dir.join(&host).join(if options.flags.dev { "debug" } else { "release" }).join(target);
+    let bootstrap = not_nightly && needs_zflags(options, shared.is_some(), &users_binary);
     let build = CargoBuild {
         cargo: &cargo,
         project,
@@ -92,6 +95,23 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
         cargo_target_dir: dirs.target_dir,
         duration: start.elapsed(),
     })
+}
+
+/// Whether a build on a compiler that is not a nightly sets
+/// `RUSTC_BOOTSTRAP=1`: when it takes `-Z` flags (a sanitizer), or shares
+/// the host units with a `cargo fuzz build` that did (`users_binary` has
+/// AddressSanitizer, or is not there yet: cargo-fuzz's default). Otherwise
+/// it is left as inherited, as that build had it: proc-macro2's build
+/// script reruns when it changes, and crates' build scripts probe it for
+/// nightly features, which changes their code and coverage (decision 0066).
+fn needs_zflags(options: &BuildOptions, shared: bool, users_binary: &Path) -> bool {
+    if options.flags.sanitizer != Sanitizer::None {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(users_binary) else { return shared };
+    // SAFETY: only read; a binary rewritten meanwhile gives a wrong guess at worst.
+    let map = unsafe { memmap2::Mmap::map(&file) };
+    shared && map.map_or(true, |bytes| Sanitizer::built_into(&bytes) != Ok(Sanitizer::None))
 }
 
 /// The scratch workspace, written: its manifest, and what went into it.
@@ -146,7 +166,7 @@ struct CargoBuild<'a> {
     target_dir: &'a Path,
     /// The build directory shared with `cargo fuzz build`, if any.
     shared: Option<&'a Path>,
-    /// Whether it sets `RUSTC_BOOTSTRAP=1` (`needs_bootstrap`).
+    /// Whether it sets `RUSTC_BOOTSTRAP=1` ([`needs_zflags`]).
     bootstrap: bool,
     /// The user's build options.
     options: &'a BuildOptions,
@@ -370,7 +390,22 @@ mod tests {
     use super::*;
     use crate::project::cargo::CargoDirs;
     use crate::project::flags::{rustflags, BuildFlags, CALL_SITE_FLAGS, COVERAGE_FLAGS};
-    use crate::project::Sanitizer;
+
+    #[test]
+    fn rustc_bootstrap_follows_the_sanitizer_of_the_build_that_shares_the_host_units() {
+        let dir = tempfile::tempdir().unwrap();
+        let (asan, plain, missing) = (dir.path().join("asan"), dir.path().join("plain"), dir.path().join("none"));
+        std::fs::write(&asan, b"\x7fELF...__asan_init\0...").unwrap();
+        std::fs::write(&plain, b"\x7fELF...__sancov_lowest_stack\0...").unwrap();
+        let none = BuildOptions::default();
+        let mut address = BuildOptions::default();
+        address.flags.sanitizer = Sanitizer::Address;
+        assert!(needs_zflags(&none, true, &asan), "shared with an AddressSanitizer build");
+        assert!(!needs_zflags(&none, true, &plain), "shared with a `--sanitizer none` build");
+        assert!(needs_zflags(&none, true, &missing), "cargo-fuzz's default, address, before any build");
+        assert!(!needs_zflags(&none, false, &asan) && !needs_zflags(&none, false, &missing), "nothing shared");
+        assert!(needs_zflags(&address, false, &plain) && needs_zflags(&address, true, &plain), "-Zsanitizer");
+    }
 
     #[test]
     fn flags_follow_cargo_fuzz_for_each_mode() {

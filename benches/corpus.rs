@@ -50,7 +50,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Counts, Libfuzzer, Minimized};
+use corpus_counts::{copy_corpus, counts, host_triple, size, tail, Counts, Libfuzzer, Minimized};
+use table::thousands;
 
 /// The targets measured: the three typed ones and the bytes one.
 const TARGETS: [&str; 4] = ["config", "scene", "commands", "triage"];

@@ -86,8 +86,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{copy_corpus, counts, host_triple, size, tail, thousands, Counts, Libfuzzer, Minimized};
+use corpus_counts::{copy_corpus, counts, host_triple, size, tail, Counts, Libfuzzer, Minimized};
 use cpu::Cpu;
+use table::thousands;
 
 /// One project: its fuzz crate's dependency, its target, and how libFuzzer grows its corpus.
 struct Project {

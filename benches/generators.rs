@@ -91,6 +91,7 @@ use std::time::Duration;
 
 use limited::run_limited;
 use serde_json::Value;
+use table::thousands;
 
 const BIN: &str = env!("CARGO_BIN_EXE_cargo-minimize-crash");
 
@@ -550,18 +551,6 @@ fn misses(row: &Row) -> Vec<&'static str> {
         misses.push("over 10,000 tests");
     }
     misses
-}
-
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn secs(time: Duration) -> String {

@@ -91,6 +91,9 @@ pub(crate) fn delete_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> 
 /// The longest turn tried after a count of one.
 const ONE_TURN: usize = 3;
 
+/// The most readings of a count above one tried.
+const READINGS: usize = 3;
+
 /// The most items a turn is read as.
 const MAX_TURN: usize = 16;
 
@@ -114,18 +117,28 @@ fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     let longest = MAX_TURN.min(items.len());
     let readings: Vec<(usize, usize)> = match usize::try_from(value).ok().filter(|&c| c as u128 <= MAX_COUNTER) {
         Some(1) => (1..=ONE_TURN.min(items.len())).map(|k| (1, k)).collect(),
-        Some(count) => (1..=longest)
-            .filter(|&k| count * k <= items.len() && repeats(k) >= count)
-            .map(|k| (count, k))
-            .take(1)
-            .collect(),
+        Some(count) => {
+            // Turns that end the span first (a loop is often its last
+            // statement), then the shortest: two equal draws at a turn's
+            // start also read as turns of one.
+            let mut fits: Vec<usize> =
+                (1..=longest).filter(|&k| count * k <= items.len() && repeats(k) >= count).collect();
+            fits.sort_by_key(|&k| (count * k != items.len(), k));
+            fits.into_iter().take(READINGS).map(|k| (count, k)).collect()
+        }
         None => Vec::new(),
     };
     let readings = if readings.is_empty() {
-        let most = (1..=longest).map(|k| (repeats(k).min(value.min(MAX_COUNTER) as usize), k)).filter(|&(c, _)| c >= 2);
+        let cap = value.min(MAX_COUNTER) as usize;
+        let mut most: Vec<(usize, usize)> =
+            (1..=longest).map(|k| (repeats(k).min(cap), k)).filter(|&(c, _)| c >= 2).collect();
+        most.sort_by_key(|&(c, k)| (c * k != items.len(), std::cmp::Reverse(c), k));
+        most.truncate(READINGS);
         // One turn left: all that follows it (the loop's last statement).
-        let one = (!items.is_empty()).then_some((1, items.len()));
-        most.max_by_key(|&(c, k)| (c, std::cmp::Reverse(k))).or(one).into_iter().collect()
+        if most.is_empty() && !items.is_empty() {
+            most.push((1, items.len()));
+        }
+        most
     } else {
         readings
     };

@@ -64,9 +64,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     // cargo keeps RUSTFLAGS out of file names: a coverage build sharing the
     // crash build's directory would replace its files at every run (0066).
     let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage);
-    let users_binary =
-        dirs.target_dir.join(&host).join(if options.flags.dev { "debug" } else { "release" }).join(target);
-    let bootstrap = not_nightly && needs_zflags(options, shared.is_some(), &users_binary);
+    let bootstrap = not_nightly && needs_zflags(options, shared.is_some());
     let build = CargoBuild {
         cargo: &cargo,
         project,
@@ -99,19 +97,15 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
 
 /// Whether a build on a compiler that is not a nightly sets
 /// `RUSTC_BOOTSTRAP=1`: when it takes `-Z` flags (a sanitizer), or shares
-/// the host units with a `cargo fuzz build` that did (`users_binary` has
-/// AddressSanitizer, or is not there yet: cargo-fuzz's default). Otherwise
-/// it is left as inherited, as that build had it: proc-macro2's build
-/// script reruns when it changes, and crates' build scripts probe it for
-/// nightly features, which changes their code and coverage (decision 0066).
-fn needs_zflags(options: &BuildOptions, shared: bool, users_binary: &Path) -> bool {
-    if options.flags.sanitizer != Sanitizer::None {
-        return true;
-    }
-    let Ok(file) = std::fs::File::open(users_binary) else { return shared };
-    // SAFETY: only read; a binary rewritten meanwhile gives a wrong guess at worst.
-    let map = unsafe { memmap2::Mmap::map(&file) };
-    shared && map.map_or(true, |bytes| Sanitizer::built_into(&bytes) != Ok(Sanitizer::None))
+/// the host units with `cargo fuzz build`, whose default (AddressSanitizer)
+/// needs it there. Otherwise it is left as inherited, as a `--sanitizer
+/// none` build had it: proc-macro2's build script reruns when it changes,
+/// and crates' build scripts probe it for nightly features, which changes
+/// their code and coverage. Decided by the options alone, never by what
+/// is on disk: a harness built one way then the other would be another
+/// binary, and batch mode's earlier results would not be found (decision 0066).
+fn needs_zflags(options: &BuildOptions, shared: bool) -> bool {
+    options.flags.sanitizer != Sanitizer::None || shared
 }
 
 /// The scratch workspace, written: its manifest, and what went into it.
@@ -392,19 +386,13 @@ mod tests {
     use crate::project::flags::{rustflags, BuildFlags, CALL_SITE_FLAGS, COVERAGE_FLAGS};
 
     #[test]
-    fn rustc_bootstrap_follows_the_sanitizer_of_the_build_that_shares_the_host_units() {
-        let dir = tempfile::tempdir().unwrap();
-        let (asan, plain, missing) = (dir.path().join("asan"), dir.path().join("plain"), dir.path().join("none"));
-        std::fs::write(&asan, b"\x7fELF...__asan_init\0...").unwrap();
-        std::fs::write(&plain, b"\x7fELF...__sancov_lowest_stack\0...").unwrap();
+    fn rustc_bootstrap_follows_the_sanitizer_and_the_shared_host_units() {
         let none = BuildOptions::default();
         let mut address = BuildOptions::default();
         address.flags.sanitizer = Sanitizer::Address;
-        assert!(needs_zflags(&none, true, &asan), "shared with an AddressSanitizer build");
-        assert!(!needs_zflags(&none, true, &plain), "shared with a `--sanitizer none` build");
-        assert!(needs_zflags(&none, true, &missing), "cargo-fuzz's default, address, before any build");
-        assert!(!needs_zflags(&none, false, &asan) && !needs_zflags(&none, false, &missing), "nothing shared");
-        assert!(needs_zflags(&address, false, &plain) && needs_zflags(&address, true, &plain), "-Zsanitizer");
+        assert!(needs_zflags(&none, true), "shared with cargo fuzz build's default, AddressSanitizer");
+        assert!(!needs_zflags(&none, false), "a coverage build of `--sanitizer none`: as the user's");
+        assert!(needs_zflags(&address, false) && needs_zflags(&address, true), "-Zsanitizer");
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
     // cargo keeps RUSTFLAGS out of file names: a coverage build sharing the
     // crash build's directory would replace its files at every run (0066).
     let shared = dirs.build_dir.as_deref().filter(|_| !options.coverage);
-    let bootstrap = not_nightly && needs_zflags(options, shared.is_some());
+    let bootstrap = not_nightly && needs_zflags(options);
     let build = CargoBuild {
         cargo: &cargo,
         project,
@@ -96,16 +96,15 @@ pub fn build_harness(project: &FuzzProject, target: &str, options: &BuildOptions
 }
 
 /// Whether a build on a compiler that is not a nightly sets
-/// `RUSTC_BOOTSTRAP=1`: when it takes `-Z` flags (a sanitizer), or shares
-/// the host units with `cargo fuzz build`, whose default (AddressSanitizer)
-/// needs it there. Otherwise it is left as inherited, as a `--sanitizer
-/// none` build had it: proc-macro2's build script reruns when it changes,
-/// and crates' build scripts probe it for nightly features, which changes
-/// their code and coverage. Decided by the options alone, never by what
-/// is on disk: a harness built one way then the other would be another
-/// binary, and batch mode's earlier results would not be found (decision 0066).
-fn needs_zflags(options: &BuildOptions, shared: bool) -> bool {
-    options.flags.sanitizer != Sanitizer::None || shared
+/// `RUSTC_BOOTSTRAP=1`: when it takes `-Z` flags (a sanitizer), as the
+/// cross-check's `cargo fuzz build` with the same sanitizer does. Otherwise
+/// it is left as inherited: proc-macro2's build script reruns when it
+/// changes, crates' build scripts probe it for nightly features (their
+/// code and coverage change), and a harness built one way then the other
+/// is another binary, whose batch results an earlier run does not find.
+/// Decided by the options alone (decision 0066).
+fn needs_zflags(options: &BuildOptions) -> bool {
+    options.flags.sanitizer != Sanitizer::None
 }
 
 /// The scratch workspace, written: its manifest, and what went into it.
@@ -386,13 +385,11 @@ mod tests {
     use crate::project::flags::{rustflags, BuildFlags, CALL_SITE_FLAGS, COVERAGE_FLAGS};
 
     #[test]
-    fn rustc_bootstrap_follows_the_sanitizer_and_the_shared_host_units() {
-        let none = BuildOptions::default();
+    fn rustc_bootstrap_follows_the_sanitizer_alone() {
         let mut address = BuildOptions::default();
         address.flags.sanitizer = Sanitizer::Address;
-        assert!(needs_zflags(&none, true), "shared with cargo fuzz build's default, AddressSanitizer");
-        assert!(!needs_zflags(&none, false), "a coverage build of `--sanitizer none`: as the user's");
-        assert!(needs_zflags(&address, false) && needs_zflags(&address, true), "-Zsanitizer");
+        assert!(needs_zflags(&address), "-Zsanitizer");
+        assert!(!needs_zflags(&BuildOptions::default()), "as a `--sanitizer none` cargo fuzz build has it");
     }
 
     #[test]

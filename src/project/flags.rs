@@ -17,20 +17,6 @@ pub enum Sanitizer {
 }
 
 impl Sanitizer {
-    /// What a binary `cargo fuzz build` made was built with, read from its symbols.
-    pub(crate) fn built_into(binary: &[u8]) -> Result<Sanitizer, &'static str> {
-        let has = |needle: &[u8]| {
-            binary.iter().enumerate().any(|(at, &byte)| byte == needle[0] && binary[at..].starts_with(needle))
-        };
-        if has(b"__asan_init") {
-            Ok(Sanitizer::Address)
-        } else if has(b"__msan_init") || has(b"__tsan_init") {
-            Err("another sanitizer")
-        } else {
-            Ok(Sanitizer::None)
-        }
-    }
-
     /// The name `cargo fuzz build --sanitizer` takes.
     pub fn name(self) -> &'static str {
         match self {

@@ -33,13 +33,27 @@ pub(super) fn mapped(binary: &Path) -> Option<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(&file) }.ok()
 }
 
+/// What a binary `cargo fuzz build` made was built with, read from its symbols.
+fn built_with(binary: &[u8]) -> Result<Sanitizer, &'static str> {
+    let has = |needle: &[u8]| {
+        binary.iter().enumerate().any(|(at, &byte)| byte == needle[0] && binary[at..].starts_with(needle))
+    };
+    if has(b"__asan_init") {
+        Ok(Sanitizer::Address)
+    } else if has(b"__msan_init") || has(b"__tsan_init") {
+        Err("another sanitizer")
+    } else {
+        Ok(Sanitizer::None)
+    }
+}
+
 /// The sanitizer to build the cross-check's binary with, and the one of the
 /// binary `cargo fuzz build` made before (`binary`, mapped), if any: that
 /// one when the harness can compare with it, else the harness's own.
 /// Another sanitizer would rebuild every crate and replace the user's
 /// binary (decision 0053).
 pub(crate) fn sanitizer_for(binary: Option<&[u8]>, harness: Sanitizer) -> (Sanitizer, Option<Sanitizer>) {
-    match binary.map(Sanitizer::built_into) {
+    match binary.map(built_with) {
         Some(Ok(existing)) => (existing, Some(existing)),
         Some(Err(_)) | None => (harness, None),
     }

@@ -16,12 +16,18 @@
 //! u.arbitrary()?` loop is then a span of its own, as is each call of a
 //! function that draws at once.
 //!
+//! A generator written as one function (regalloc2's) has one frame for
+//! every draw: there, in the frames every draw is under, the places its
+//! draws come from are read as loops, each turn a span (`loop_turns`,
+//! decision 0105).
+//!
 //! Only spans of two draws or more are kept, one of each set of equal
 //! spans (the outermost), and none that holds every draw. A span is an
 //! example labelled `call:<site>` (instances called from one place share
 //! a label), recorded before its first draw, as the harness records a
 //! derived value.
 
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use crate::reduce::Example;
@@ -41,6 +47,8 @@ struct Open {
 pub(super) struct Span {
     pub(super) draws: Range<usize>,
     pub(super) site: u32,
+    /// Its frame's place in the chains (0: the outermost).
+    level: usize,
 }
 
 /// The spans of `chains` (one per draw, in drawing order), nested, each of
@@ -59,7 +67,18 @@ pub(super) fn spans(chains: &[&[(u32, u32)]]) -> Vec<Span> {
         }
     }
     close(&mut open, 0, chains.len(), &mut found);
-    found.retain(|s| s.draws.len() >= 2 && s.draws.len() < chains.len());
+    let useful = |s: &Span| s.draws.len() >= 2 && s.draws.len() < chains.len();
+    // The frames every draw is under (the trunk): a generator written as one
+    // function draws in the last of them, where frames make no span; the
+    // turns of its loops do (decision 0105).
+    let first = chains.first().copied().unwrap_or_default();
+    let trunk = (0..first.len()).take_while(|&l| chains.iter().all(|c| c.get(l) == Some(&first[l]))).count();
+    let mut turns = if trunk == 0 { loop_turns(chains, 0, 0..chains.len()) } else { Vec::new() };
+    for frame in found.iter().filter(|f| f.level < trunk) {
+        turns.extend(loop_turns(chains, frame.level + 1, frame.draws.clone()));
+    }
+    found.extend(turns);
+    found.retain(useful);
     // Outermost first among equal starts: the longer span.
     found.sort_by_key(|s| (s.draws.start, std::cmp::Reverse(s.draws.end)));
     found.dedup_by(|inner, outer| inner.draws == outer.draws);
@@ -70,7 +89,75 @@ pub(super) fn spans(chains: &[&[(u32, u32)]]) -> Vec<Span> {
 fn close(open: &mut Vec<Open>, level: usize, end: usize, found: &mut Vec<Span>) {
     while open.len() > level {
         let o = open.pop().expect("longer than level");
-        found.push(Span { draws: o.first..end, site: o.site });
+        found.push(Span { draws: o.first..end, site: o.site, level: open.len() });
+    }
+}
+
+/// The turns of loops inside one frame's span (`draws`), read from the
+/// places in it that draws come from (`level`: the level of the frames it
+/// calls, a draw's own entry point among them): a loop that calls no
+/// function per turn makes no frame per turn, and a generator written as one
+/// long function makes no frame at all (regalloc2's: no span). A run of
+/// draws from one place (a call, or a primitive read) is a unit; a turn
+/// opens at each unit and is one where a unit from the same place comes
+/// again (the loop's next turn), which ends it and every turn opened inside
+/// it. Nothing marks a loop's end: its last turn ends at its last unit from
+/// a place its earlier turns drew from. Labelled apart from the frames'
+/// spans of the same place.
+fn loop_turns(chains: &[&[(u32, u32)]], level: usize, draws: Range<usize>) -> Vec<Span> {
+    let units = units(chains, level, draws);
+    // Open turns: the unit each opened at, and whether one from its place came before.
+    let mut open: Vec<(usize, bool)> = Vec::new();
+    // For each place turns opened at, the places their units came from.
+    let mut shapes: HashMap<u32, HashSet<u32>> = HashMap::new();
+    let mut found = Vec::new();
+    for (i, unit) in units.iter().enumerate() {
+        let Some(at) = open.iter().position(|&(first, _)| units[first].0 == unit.0) else {
+            open.push((i, false));
+            continue;
+        };
+        let first = open[at].0;
+        shapes.entry(unit.0).or_default().extend(units[first..i].iter().map(|u| u.0));
+        found.push(Span { draws: units[first].1.start..unit.1.start, site: !unit.0, level });
+        last_turns(&units, open.drain(at + 1..), i, &shapes, level, &mut found);
+        open[at] = (i, true);
+    }
+    last_turns(&units, open.drain(..), units.len(), &shapes, level, &mut found);
+    found
+}
+
+/// The runs of draws from one place in `draws`: the place, and the draws.
+fn units(chains: &[&[(u32, u32)]], level: usize, draws: Range<usize>) -> Vec<(u32, Range<usize>)> {
+    let mut units: Vec<(u32, Range<usize>)> = Vec::new();
+    for k in draws {
+        let Some(&(_, site)) = chains[k].get(level) else { continue };
+        match units.last_mut() {
+            Some((last, run)) if *last == site && run.end == k => run.end = k + 1,
+            _ => units.push((site, k..k + 1)),
+        }
+    }
+    units
+}
+
+/// Ends the turns `open` at unit `end`: those that came again are last
+/// turns, each to its last unit from a place its loop's earlier turns drew
+/// from, or past it to the end of a turn inside it (the innermost first).
+fn last_turns(
+    units: &[(u32, Range<usize>)],
+    open: impl DoubleEndedIterator<Item = (usize, bool)>,
+    end: usize,
+    shapes: &HashMap<u32, HashSet<u32>>,
+    level: usize,
+    found: &mut Vec<Span>,
+) {
+    for (first, _) in open.rev().filter(|&(_, again)| again) {
+        let site = units[first].0;
+        let shape = &shapes[&site];
+        let last = (first..end).rev().find(|&u| shape.contains(&units[u].0)).unwrap_or(first);
+        let draws = units[first].1.start..units[last].1.end;
+        let inside = found.iter().filter(|s| draws.contains(&s.draws.start)).map(|s| s.draws.end).max();
+        let draws = draws.start..draws.end.max(inside.unwrap_or(0));
+        found.push(Span { draws, site: !site, level });
     }
 }
 
@@ -180,5 +267,97 @@ mod tests {
             shown,
             [(0..2, "call:00000002", 0), (0..1, "draw:le:1", 1), (1..2, "draw:le:1", 1), (2..3, "draw:le:1", 0)]
         );
+    }
+
+    /// A statement of a generated generator written as one function: a draw
+    /// from a place of its own (`maybe`: drawn in some turns only, an `if`),
+    /// or a loop whose body starts with a draw (a `while` flag, a turn's tag).
+    enum Stmt {
+        Draw { site: u32, maybe: bool },
+        Loop(Vec<Stmt>),
+    }
+
+    fn program(rng: &mut fastrand::Rng, depth: u32, sites: &mut u32, in_body: bool) -> Vec<Stmt> {
+        let draw = |rng: &mut fastrand::Rng, sites: &mut u32, first: bool| {
+            *sites += 1;
+            Stmt::Draw { site: *sites, maybe: in_body && !first && rng.u8(..10) < 3 }
+        };
+        let mut out = if in_body { vec![draw(rng, sites, true)] } else { Vec::new() };
+        for _ in 0..rng.usize(1..=3) {
+            let stmt = if depth < 3 && rng.bool() {
+                Stmt::Loop(program(rng, depth + 1, sites, true))
+            } else {
+                draw(rng, sites, false)
+            };
+            out.push(stmt);
+        }
+        out
+    }
+
+    /// Runs `stmts`: each draw's place into `draws`, each loop's turns (when it turned twice or more) into `loops`.
+    fn run(stmts: &[Stmt], rng: &mut fastrand::Rng, draws: &mut Vec<u32>, loops: &mut Vec<Vec<Range<usize>>>) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::Draw { site, maybe } => {
+                    if !maybe || rng.bool() {
+                        draws.push(*site);
+                    }
+                }
+                Stmt::Loop(body) => {
+                    let turns: Vec<Range<usize>> = (0..rng.usize(0..=5))
+                        .map(|_| {
+                            let start = draws.len();
+                            run(body, rng, draws, loops);
+                            start..draws.len()
+                        })
+                        .collect();
+                    if turns.len() >= 2 {
+                        loops.push(turns);
+                    }
+                }
+            }
+        }
+    }
+
+    /// 300 generators of random shape, each written as one function (no
+    /// frame per turn; loops nested to depth 3, draws under an `if`), run
+    /// once: the share of their loops' turns of two draws or more read as
+    /// spans exactly, and the spans nest.
+    #[test]
+    fn loops_inside_one_function_are_read_turn_by_turn() {
+        let (mut turns, mut read, mut last, mut last_read) = (0, 0, 0, 0);
+        for seed in 0..300 {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let stmts = program(&mut rng, 0, &mut 0, false);
+            let (mut draws, mut loops) = (Vec::new(), Vec::new());
+            run(&stmts, &mut rng, &mut draws, &mut loops);
+            let chains: Vec<Vec<(u32, u32)>> = draws.iter().map(|&site| vec![(1, 1), (site, site)]).collect();
+            let views: Vec<&[(u32, u32)]> = chains.iter().map(Vec::as_slice).collect();
+            let found: Vec<Range<usize>> = spans(&views).into_iter().map(|s| s.draws).collect();
+            for (a, b) in found.iter().zip(&found).flat_map(|(a, _)| found.iter().map(move |b| (a, b))) {
+                let apart = a.end <= b.start || b.end <= a.start;
+                let nested = (a.start <= b.start && b.end <= a.end) || (b.start <= a.start && a.end <= b.end);
+                assert!(apart || nested, "seed {seed}: {a:?} and {b:?} cross");
+            }
+            for turns_of_loop in &loops {
+                for (i, turn) in turns_of_loop.iter().enumerate().filter(|(_, t)| t.len() >= 2 && t.len() < draws.len())
+                {
+                    let hit = usize::from(found.contains(turn));
+                    if i + 1 == turns_of_loop.len() {
+                        (last, last_read) = (last + 1, last_read + hit);
+                    } else {
+                        (turns, read) = (turns + 1, read + hit);
+                    }
+                }
+            }
+        }
+        eprintln!("turns read: {read} of {turns}; last turns read: {last_read} of {last}");
+        // Measured: 4,582 of 4,685 turns, 1,715 of 1,876 last turns. What is
+        // missed cannot be told apart: a turn of one draw before a turn that
+        // starts from the same place reads as one run; a last turn whose
+        // last draw is from a place no earlier turn drew from (an `if`)
+        // ends before it.
+        assert!(turns > 1000 && read * 100 >= turns * 97, "turns read: {read} of {turns}");
+        assert!(last_read * 100 >= last * 90, "last turns read: {last_read} of {last}");
     }
 }

@@ -118,10 +118,11 @@ fn loop_turns(chains: &[&[(u32, u32)]], level: usize, draws: Range<usize>) -> Ve
         };
         let first = open[at].0;
         shapes.entry(unit.0).or_default().extend(units[first..i].iter().map(|u| u.0));
+        // The turns inside it first, so that the turns inside a last turn are always the last found.
+        last_turns(&units, open.drain(at + 1..), i, &shapes, level, &mut found);
         if i - first >= MIN_UNITS {
             found.push(Span { draws: units[first].1.start..unit.1.start, site: !unit.0, level });
         }
-        last_turns(&units, open.drain(at + 1..), i, &shapes, level, &mut found);
         open[at] = (i, true);
     }
     last_turns(&units, open.drain(..), units.len(), &shapes, level, &mut found);
@@ -165,7 +166,10 @@ fn last_turns(
             continue;
         }
         let draws = units[first].1.start..units[last].1.end;
-        let inside = found.iter().filter(|s| draws.contains(&s.draws.start)).map(|s| s.draws.end).max();
+        // The turns found since it opened are the last found (those before
+        // it ended before it began): no scan of every turn of the frame.
+        let inside = found.iter().rev().take_while(|s| s.draws.start >= draws.start);
+        let inside = inside.filter(|s| draws.contains(&s.draws.start)).map(|s| s.draws.end).max();
         let draws = draws.start..draws.end.max(inside.unwrap_or(0));
         found.push(Span { draws, site: !site, level });
     }

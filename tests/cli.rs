@@ -908,8 +908,11 @@ fn with_structure_the_typed_samples_minimize_to_their_known_minimal_values() {
     // `doc` and `doc_wide`: one value behind 280 and 70,038 unread bytes
     // (lengths two and four bytes wide), to its shortest encoding, with
     // printable characters in its strings.
-    // `generator`: a module built by hand through an `Unstructured`, draws and no derived value.
-    for target in ["deep_tree", "config", "commands", "orders", "scene", "doc", "doc_wide", "generator"] {
+    // `generator`: a module built by hand through an `Unstructured`, draws and no derived value;
+    // `flat_generator`: the same in one function of loops, counts read above their range.
+    let targets =
+        ["deep_tree", "config", "commands", "orders", "scene", "doc", "doc_wide", "generator", "flat_generator"];
+    for target in targets {
         let sample = Sample::copy(target);
         let run = minimize_with_harness(&sample, &[]);
         let location = &sample.expected["location"];
@@ -934,6 +937,12 @@ fn with_structure_the_typed_samples_minimize_to_their_known_minimal_values() {
         let expected = decoded_value(&run.harness, &minimal_file);
         assert_eq!(decoded_value(&run.harness, &run.output), expected, "{target}: result {result:02x?}");
         sample.assert_crash_unchanged();
+        if target == "flat_generator" {
+            // Every draw is made in one function: its only spans are its loop's turns (decision 0105), one per block.
+            let examples = run.summary["examples"].as_array().unwrap();
+            let turns = examples.iter().filter(|e| e["label"].as_str().is_some_and(|l| l.starts_with("call:")));
+            assert_eq!((turns.count(), examples.len()), (2, 2), "{target}: {examples:#?}");
+        }
     }
 }
 

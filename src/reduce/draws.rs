@@ -24,7 +24,7 @@ use std::ops::Range;
 
 use super::testcase::Example;
 use super::text;
-use crate::protocol::layout;
+use crate::protocol::layout::{self, RangeBounds};
 
 /// The label prefix of a recorded draw.
 pub const DRAW_LABEL: &str = "draw:";
@@ -55,20 +55,24 @@ pub struct Draw {
     /// Where the front cursor was when it was read (a length read from the
     /// back leaves it there: what was left then is `span.end - cursor`).
     pub cursor: usize,
+    /// An `int_in_range` read's bounds, where the harness recorded them.
+    pub bounds: Option<RangeBounds>,
 }
 
 impl Draw {
     /// The draw an example records, if it is one.
     pub fn of(example: &Example) -> Option<Draw> {
+        let bounds = RangeBounds::parse(&example.label);
         let kind = match example.label.strip_prefix(DRAW_LABEL)? {
             "range" => DrawKind::Range,
+            _ if bounds.is_some() => DrawKind::Range,
             "len" => DrawKind::Len,
             "bytes" => DrawKind::Bytes,
             "le" => DrawKind::Int { width: 0 },
             other => DrawKind::Int { width: other.strip_prefix("le:")?.parse().ok()? },
         };
         let span = if example.front.is_empty() { example.back.clone() } else { example.front.clone() };
-        Some(Draw { span, kind, cursor: example.front.start })
+        Some(Draw { span, kind, cursor: example.front.start, bounds })
     }
 
     /// Whether it read one whole byte as an integer (a `u8`, or a `bool`'s
@@ -111,6 +115,25 @@ impl Draw {
             DrawKind::Int { .. } => span.iter().rev().fold(0, |acc, &b| acc << 8 | u128::from(b)),
             _ => span[..self.bytes_read()].iter().fold(0, |acc, &b| acc << 8 | u128::from(b)),
         })
+    }
+
+    /// The integer `arbitrary` made of it in `bytes`: an `int_in_range`
+    /// read's result where its bounds are known (its start plus its value
+    /// modulo the range's size), else its value.
+    pub fn result(&self, bytes: &[u8]) -> Option<u128> {
+        let value = self.value(bytes)?;
+        Some(self.bounds.map_or(value, |b| b.result(value)))
+    }
+
+    /// The least value that gives `result` (the inverse of [`Self::result`]);
+    /// `None` where no value of its span does.
+    pub fn value_of(&self, result: u128) -> Option<u128> {
+        let value = match self.bounds {
+            Some(b) => b.raw_of(result)?,
+            None => result,
+        };
+        let bits = 8 * self.bytes_read() as u32;
+        (bits >= 128 || value >> bits == 0).then_some(value)
     }
 
     /// The span's bytes that encode `value` (which must fit the span).
@@ -182,12 +205,22 @@ mod tests {
     fn labels_become_draws_and_other_examples_do_not() {
         assert_eq!(
             draw(1..9, 9..9, "draw:le:8"),
-            Some(Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1 })
+            Some(Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1, bounds: None })
         );
-        assert_eq!(draw(4..4, 7..8, "draw:len"), Some(Draw { span: 7..8, kind: DrawKind::Len, cursor: 4 }));
+        assert_eq!(
+            draw(4..4, 7..8, "draw:len"),
+            Some(Draw { span: 7..8, kind: DrawKind::Len, cursor: 4, bounds: None })
+        );
         assert_eq!(draw(0..3, 9..9, "draw:le").map(|d| d.kind), Some(DrawKind::Int { width: 0 }));
         assert_eq!(draw(0..3, 3..3, "planted::scene::Op"), None);
         assert_eq!(draw(0..3, 3..3, "draw:le:x"), None);
+        // A range read with its bounds (1 to 8): its result, and the least value for one.
+        let count = draw(0..1, 1..1, "draw:range:4:1:7").unwrap();
+        assert_eq!((count.kind, count.bounds.map(|b| (b.start, b.delta))), (DrawKind::Range, Some((1, 7))));
+        assert_eq!((count.value(&[9]), count.result(&[9])), (Some(9), Some(2)));
+        assert_eq!((count.value_of(2), count.value_of(0), count.value_of(9)), (Some(1), None, None));
+        let wide = draw(0..1, 1..1, "draw:range:4:0:1ff").unwrap();
+        assert_eq!((wide.value_of(0xff), wide.value_of(0x100)), (Some(0xff), None), "one byte read of two");
         // Every label the harness records with is one this parser knows.
         for label in crate::project::inject::draw_patch::LABELS {
             assert!(draw(0..1, 1..1, label).is_some(), "{label}");
@@ -196,16 +229,16 @@ mod tests {
 
     #[test]
     fn values_read_as_arbitrary_reads_them_and_encode_back() {
-        let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 }, cursor: 0 };
+        let le = Draw { span: 0..2, kind: DrawKind::Int { width: 8 }, cursor: 0, bounds: None };
         assert_eq!(le.value(&[0xf4, 0x01]), Some(500));
         assert_eq!(le.encode(512), [0x00, 0x02]);
-        let be = Draw { span: 301..303, kind: DrawKind::Len, cursor: 0 };
+        let be = Draw { span: 301..303, kind: DrawKind::Len, cursor: 0, bounds: None };
         let mut bytes = vec![9; 303];
         bytes[301..].copy_from_slice(&[0x01, 0x02]);
         assert_eq!(be.value(&bytes), Some(258));
         assert_eq!(be.encode(258), [0x01, 0x02]);
         // 70,000 bytes left: a four-byte field, of which three are read.
-        let wide = Draw { span: 69_996..70_000, kind: DrawKind::Len, cursor: 0 };
+        let wide = Draw { span: 69_996..70_000, kind: DrawKind::Len, cursor: 0, bounds: None };
         let mut bytes = vec![0; 70_000];
         bytes[69_996..].copy_from_slice(&[0x00, 0x00, 0x01, 0x07]);
         assert_eq!(wide.value(&bytes), Some(1));
@@ -214,7 +247,7 @@ mod tests {
 
     #[test]
     fn the_typed_order_ranks_integers_by_value_and_is_shortlex_without_draws() {
-        let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1 }];
+        let draws = [Draw { span: 1..9, kind: DrawKind::Int { width: 8 }, cursor: 1, bounds: None }];
         let five_hundred = [1, 0xf4, 1, 0, 0, 0, 0, 0, 0];
         let five_twelve = [1, 0, 2, 0, 0, 0, 0, 0, 0];
         assert_eq!(typed_order(&five_hundred, &five_twelve, &draws, &[]), Ordering::Less);
@@ -222,7 +255,7 @@ mod tests {
         assert_eq!(typed_order(&[1, 2], &five_hundred, &draws, &[]), Ordering::Less, "shorter first");
         assert_eq!(typed_order(&five_hundred, &five_hundred, &draws, &[]), Ordering::Equal);
         // An earlier draw decides before a later one.
-        let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 }, cursor: 0 }, draws[0].clone()];
+        let two = [Draw { span: 0..1, kind: DrawKind::Int { width: 1 }, cursor: 0, bounds: None }, draws[0].clone()];
         assert_eq!(typed_order(&five_twelve, &[3, 0, 0, 0, 0, 0, 0, 0, 0], &two, &[]), Ordering::Less);
     }
 }

@@ -22,6 +22,8 @@ pub mod count;
 pub mod deep_tree;
 pub mod doc;
 #[cfg(feature = "arbitrary")]
+pub mod flat_generator;
+#[cfg(feature = "arbitrary")]
 pub mod generator;
 pub mod image;
 pub mod indexed;

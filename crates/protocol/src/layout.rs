@@ -58,6 +58,71 @@ pub fn fill_label(width: usize) -> &'static str {
     }
 }
 
+/// The bounds of one `int_in_range` read: the width of its integer type in
+/// bytes, the range's start and its end minus its start (`delta`), both as
+/// the type's bits read unsigned (a signed range works out the same way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RangeBounds {
+    /// The integer's width in bytes (1 to 16).
+    pub width: u8,
+    /// The range's start.
+    pub start: u128,
+    /// The range's end minus its start, wrapped to the width.
+    pub delta: u128,
+}
+
+/// The label prefix of an `int_in_range` read whose bounds follow it.
+const RANGE_LABEL: &str = "draw:range:";
+
+impl RangeBounds {
+    /// The bounds of a range from `start` to `end`, each the integer's own
+    /// bytes (little-endian, as `x86_64` holds them); `None` past 16 bytes or
+    /// for widths that differ.
+    pub fn of(start: &[u8], end: &[u8]) -> Option<RangeBounds> {
+        let width = start.len();
+        if width == 0 || width > 16 || end.len() != width {
+            return None;
+        }
+        let bits = |b: &[u8]| b.iter().rev().fold(0u128, |acc, &x| acc << 8 | u128::from(x));
+        let (start, end) = (bits(start), bits(end));
+        let bounds = RangeBounds { width: width as u8, start, delta: 0 };
+        Some(RangeBounds { delta: end.wrapping_sub(start) & bounds.mask(), ..bounds })
+    }
+
+    /// The label its read is recorded under: `draw:range:<width>:<start>:<delta>` (hex).
+    pub fn label(&self) -> String {
+        format!("{RANGE_LABEL}{}:{:x}:{:x}", self.width, self.start, self.delta)
+    }
+
+    /// The bounds a draw's label holds (`None` for any other label).
+    pub fn parse(label: &str) -> Option<RangeBounds> {
+        let mut fields = label.strip_prefix(RANGE_LABEL)?.split(':');
+        let width: u8 = fields.next()?.parse().ok().filter(|w| (1..=16).contains(w))?;
+        let start = u128::from_str_radix(fields.next()?, 16).ok()?;
+        let delta = u128::from_str_radix(fields.next()?, 16).ok()?;
+        fields.next().is_none().then_some(RangeBounds { width, start, delta })
+    }
+
+    /// All ones over the width.
+    fn mask(&self) -> u128 {
+        u128::MAX >> (128 - 8 * u32::from(self.width))
+    }
+
+    /// The integer `int_in_range` returns for the number `raw` its bytes
+    /// read (big-endian): the start plus `raw` modulo the range's size,
+    /// wrapped to the width.
+    pub fn result(&self, raw: u128) -> u128 {
+        let offset = raw.checked_rem(self.delta.wrapping_add(1)).unwrap_or(raw);
+        self.start.wrapping_add(offset) & self.mask()
+    }
+
+    /// The least `raw` that reads `result`; `None` outside the range.
+    pub fn raw_of(&self, result: u128) -> Option<u128> {
+        let offset = result.wrapping_sub(self.start) & self.mask();
+        (offset <= self.delta).then_some(offset)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,5 +146,24 @@ mod tests {
         for (value, width, max) in [(4, 1, 9), (65_000, 2, 65_535), (69_999, 4, 70_000)] {
             assert_eq!(decode_len(&encode_len(value, width, max), max), value);
         }
+    }
+
+    #[test]
+    fn range_bounds_round_trip_through_their_label_and_read_results_as_arbitrary_does() {
+        let count = RangeBounds::of(&1u32.to_le_bytes(), &8u32.to_le_bytes()).unwrap();
+        assert_eq!(count, RangeBounds { width: 4, start: 1, delta: 7 });
+        assert_eq!(RangeBounds::parse(&count.label()), Some(count));
+        assert_eq!((count.result(0), count.result(1), count.result(9)), (1, 2, 2), "1 + raw % 8");
+        assert_eq!((count.raw_of(2), count.raw_of(0), count.raw_of(9)), (Some(1), None, None));
+        let signed = RangeBounds::of(&(-3i8).to_le_bytes(), &5i8.to_le_bytes()).unwrap();
+        assert_eq!((signed.delta, signed.result(4) as u8 as i8, signed.result(12) as u8 as i8), (8, 1, 0));
+        assert_eq!(signed.raw_of(1), Some(4));
+        let all = RangeBounds::of(&0u16.to_le_bytes(), &u16::MAX.to_le_bytes()).unwrap();
+        assert_eq!((all.result(0xfffe), all.raw_of(0xfffe)), (0xfffe, Some(0xfffe)));
+        let wide = RangeBounds::of(&0u128.to_le_bytes(), &u128::MAX.to_le_bytes()).unwrap();
+        assert_eq!(wide.result(u128::MAX - 1), u128::MAX - 1);
+        assert_eq!(RangeBounds::parse("draw:range"), None);
+        assert_eq!(RangeBounds::parse("draw:range:17:0:1"), None);
+        assert_eq!(RangeBounds::parse("draw:range:1:0:1:2"), None);
     }
 }

@@ -57,6 +57,8 @@ pub(crate) struct Recorder {
     /// and the lookups' instrumented probing (a coverage harness) would give
     /// the same input different features in different children.
     labels: HashMap<&'static str, u32, BuildHasherDefault<DefaultHasher>>,
+    /// The label ids of range reads' bounds, likewise.
+    ranges: HashMap<cmc_protocol::layout::RangeBounds, u32, BuildHasherDefault<DefaultHasher>>,
 }
 
 /// What [`enter`] hands back to [`exit`]: the value's record and its entry cursor.
@@ -86,6 +88,7 @@ pub(crate) fn start(shm: SharedMemory, input: &[u8]) {
         depth: 0,
         last_back: u32::try_from(len).unwrap_or(u32::MAX),
         labels: HashMap::default(),
+        ranges: HashMap::default(),
         key: ValueKey::new(len),
         chains: true,
     });
@@ -119,7 +122,25 @@ pub extern "C" fn draw(
 ) {
     let from = crate::calls::frame_address();
     if let Some(recorder) = lock().as_mut() {
-        recorder.draw((front, remaining), (after_front, after_remaining), label, from);
+        recorder.draw((front, remaining), (after_front, after_remaining), |r| r.label(label), from);
+    }
+}
+
+/// An `int_in_range` read ([`draw`]) over the range from `start` to `end`,
+/// each the integer's own bytes: labelled with its bounds
+/// (`cmc_protocol::layout::RangeBounds`), so the reducer knows the integer
+/// it returned and the least bytes that return it; `draw:range` when they
+/// cannot be told (the label table full).
+#[allow(improper_ctypes_definitions)]
+pub extern "C" fn draw_range(
+    (front, remaining): (*const u8, usize),
+    (after_front, after_remaining): (*const u8, usize),
+    start: &[u8],
+    end: &[u8],
+) {
+    let from = crate::calls::frame_address();
+    if let Some(recorder) = lock().as_mut() {
+        recorder.draw((front, remaining), (after_front, after_remaining), |r| r.range_label(start, end), from);
     }
 }
 
@@ -140,7 +161,7 @@ pub extern "C" fn draw_fill(data: &[u8], width: usize) {
     let taken = width.min(remaining);
     if let Some(recorder) = lock().as_mut() {
         recorder.key.add_filled(&data[..taken], width);
-        recorder.draw((front, remaining), (front.wrapping_add(taken), remaining - taken), label, from);
+        recorder.draw((front, remaining), (front.wrapping_add(taken), remaining - taken), |r| r.label(label), from);
     }
 }
 
@@ -172,8 +193,14 @@ fn lock() -> MutexGuard<'static, Option<Recorder>> {
 impl Recorder {
     /// [`draw`] with the recorder held: a leaf, entered and exited at once;
     /// then its call chain above the frame at `from` (the entry point's).
-    fn draw(&mut self, before: (*const u8, usize), after: (*const u8, usize), label: &'static str, from: usize) {
-        let token = self.enter(before.0, before.1, label);
+    fn draw(
+        &mut self,
+        before: (*const u8, usize),
+        after: (*const u8, usize),
+        label: impl FnOnce(&mut Self) -> u32,
+        from: usize,
+    ) {
+        let token = self.enter_labelled(before.0, before.1, label);
         self.exit(token, Some(after));
         if let Some(index) = token.index.filter(|_| self.chains) {
             let mut frames = [(0, 0); crate::calls::MAX_FRAMES];
@@ -184,6 +211,11 @@ impl Recorder {
 
     /// [`enter`] with the recorder held.
     fn enter(&mut self, front: *const u8, remaining: usize, label: &'static str) -> Token {
+        self.enter_labelled(front, remaining, |r| r.label(label))
+    }
+
+    /// [`Self::enter`] with the label's id given by `label` (asked only for a value read from the input).
+    fn enter_labelled(&mut self, front: *const u8, remaining: usize, label: impl FnOnce(&mut Self) -> u32) -> Token {
         let Some((front, back)) = self.offsets(front, remaining) else {
             // Data of its own (an `Unstructured` over another buffer): not the input.
             return Token::INACTIVE;
@@ -191,7 +223,7 @@ impl Recorder {
         self.last_back = back;
         let depth = self.depth;
         self.depth += 1;
-        let label = self.label(label);
+        let label = label(self);
         let record = ExampleRecord { front: (front, OPEN_END), back: (back, back), label, depth };
         let index = self.shm.with(|shm, layout| layout.reserve_example(shm, &record));
         Token { index, active: true, front, back, label, depth }
@@ -240,6 +272,23 @@ impl Recorder {
         self.labels.insert(name, id);
         id
     }
+
+    /// The label id of a range read's bounds, written to the table the first
+    /// time they are seen; `draw:range`'s when they are not a range's or the
+    /// table has no room for them.
+    fn range_label(&mut self, start: &[u8], end: &[u8]) -> u32 {
+        let Some(bounds) = cmc_protocol::layout::RangeBounds::of(start, end) else { return self.label("draw:range") };
+        if let Some(&id) = self.ranges.get(&bounds) {
+            return id;
+        }
+        let name = bounds.label();
+        let id = match self.shm.with(|shm, layout| layout.push_label(shm, name.as_bytes())) {
+            Some(id) => id,
+            None => self.label("draw:range"),
+        };
+        self.ranges.insert(bounds, id);
+        id
+    }
 }
 
 #[cfg(test)]
@@ -248,23 +297,52 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn nested_values_become_preorder_records_with_absolute_spans() {
+    /// The recorder is one per process: its tests take turns.
+    static SERIAL: Mutex<()> = Mutex::new(());
+
+    /// A shared-memory file of `label_capacity` bytes of labels, opened as a child opens it.
+    fn shared(name: &str, label_capacity: u32) -> SharedMemory {
         let layout = Layout {
             input_capacity: 64,
             example_capacity: 8,
-            label_capacity: 256,
+            label_capacity,
             feature_capacity: 0,
             known_capacity: 0,
             chain_capacity: 0,
         };
-        let path = std::env::temp_dir().join(format!("cmc-runtime-examples-{}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("cmc-runtime-{name}-{}", std::process::id()));
         let mut file = vec![0u8; layout.total_len()];
         layout.write_header(&mut file);
         std::fs::write(&path, &file).unwrap();
         let shm = SharedMemory::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
+        shm
+    }
 
+    #[test]
+    fn range_reads_are_labelled_with_their_bounds_once_each_and_plainly_when_no_room_is_left() {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let input: Vec<u8> = (0..8).collect();
+        let at = |i: usize| (input[i..].as_ptr(), 8 - i);
+        let labels = |capacity| {
+            start(shared("ranges", capacity), &input);
+            draw_range(at(0), at(1), &1u32.to_le_bytes(), &8u32.to_le_bytes());
+            draw_range(at(1), at(2), &(-3i8).to_le_bytes(), &5i8.to_le_bytes());
+            draw_range(at(2), at(3), &1u32.to_le_bytes(), &8u32.to_le_bytes());
+            let result = lock().take().unwrap().shm.with(|shm, layout| layout.read_result(shm)).unwrap();
+            (result.labels, result.examples.iter().map(|e| e.label).collect::<Vec<_>>())
+        };
+        let (names, ids) = labels(256);
+        assert_eq!(names, ["draw:range:4:1:7", "draw:range:1:fd:8"]);
+        assert_eq!(ids, [0, 1, 0]);
+        // Room for one entry of 10 bytes: the plain label, for all three.
+        assert_eq!(labels(12), (vec!["draw:range".to_string()], vec![0, 0, 0]));
+    }
+
+    #[test]
+    fn nested_values_become_preorder_records_with_absolute_spans() {
+        let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+        let shm = shared("examples", 256);
         let input: Vec<u8> = (0..20).collect();
         let at = |i: usize| input[i..].as_ptr();
         start(shm, &input);

@@ -17,7 +17,8 @@
 //! `cmc_runtime::examples` under a fixed label ([`LABELS`]).
 //!
 //! A wrapper adds no branch of its own (the runtime, compiled uninstrumented,
-//! picks a `fill_buffer`'s label from its width) and makes one call, which
+//! picks a `fill_buffer`'s label from its width and an `int_in_range`'s from
+//! the range's ends, handed over as their bytes) and makes one call, which
 //! cannot unwind (`extern "C"`: a call, not an `invoke` that ends a block):
 //! after the read, or for `fill_buffer`, whose extent is known in advance,
 //! before it, since a call after it turned the zero-filling of a short tail
@@ -50,7 +51,10 @@ pub const UNSTRUCTURED: &str = "src/unstructured.rs";
 /// with `src/reduce/draws.rs`). `fill_buffer` gives `draw:le:<width>` for the
 /// widths of Rust's integers and `draw:le` for any other buffer length (the
 /// runtime's `draw_fill` takes them from `cmc_protocol::layout::fill_label`;
-/// the others are in [`WRAPPERS`]).
+/// `int_in_range` gives `draw:range:<bounds>`, from the runtime's
+/// `draw_range` and `cmc_protocol::layout::RangeBounds`, and `draw:range`
+/// where the label table has no room for them; the others are in
+/// [`WRAPPERS`]).
 pub const LABELS: [&str; 9] = [
     "draw:le:1",
     "draw:le:2",
@@ -165,10 +169,13 @@ mod tests {
         assert_eq!(wrappers.matches("cmc_runtime::values::answer(").count(), 7);
         // Nor any draw: the coverage build records nothing.
         assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]").count(), 7 + 4);
-        assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]\n        cmc_runtime::examples::draw").count(), 4);
+        assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]\n        cmc_runtime::examples::draw").count(), 3);
         // One call each to the runtime, with the fixed labels (a fill's chosen
-        // by the runtime from its width), and no branch of their own.
-        for label in ["draw:range", "draw:len", "draw:bytes"] {
+        // by the runtime from its width, a range's from its ends), and no
+        // branch of their own.
+        let range = "cmc_runtime::examples::draw_range((front, len), after, bytes(&start), bytes(&end));";
+        assert_eq!(wrappers.matches(range).count(), 1);
+        for label in ["draw:len", "draw:bytes"] {
             assert_eq!(
                 wrappers
                     .matches(&format!("cmc_runtime::examples::draw(front, len, after.0, after.1, \"{label}\")"))
@@ -185,16 +192,18 @@ mod tests {
 
     /// Every label the reducer parses is spelled where a draw is recorded:
     /// in the wrappers, or for a fill (labelled by its width) by
-    /// `layout::fill_label`, which the runtime's `draw_fill` calls.
+    /// `layout::fill_label`, which the runtime's `draw_fill` calls, or for a
+    /// range by the runtime (its bounds, or plainly).
     #[test]
     fn every_label_is_recorded_by_the_wrappers_or_the_runtime() {
         let (_, runtime) =
             super::super::embedded::RUNTIME.files.iter().find(|(name, _)| *name == "examples.rs").unwrap();
         assert!(runtime.contains("layout::fill_label(width)"));
+        assert!(runtime.contains("RangeBounds::of(start, end)"));
         let fills: Vec<&str> = (0..=32).map(crate::protocol::layout::fill_label).collect();
         for label in LABELS {
             let quoted = format!("\"{label}\"");
-            assert!(WRAPPERS.contains(&quoted) || fills.contains(&label), "{label}");
+            assert!(WRAPPERS.contains(&quoted) || fills.contains(&label) || runtime.contains(&quoted), "{label}");
         }
     }
 

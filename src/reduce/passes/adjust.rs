@@ -37,7 +37,8 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let counter = |i: usize| {
         let d: &Draw = &tc.draws[i];
         matches!(d.kind, DrawKind::Int { .. } | DrawKind::Range)
-            && d.value(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v))
+            && d.result(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v))
+            && d.result(&tc.bytes).and_then(|v| d.value_of(v - 1)).is_some()
     };
     let draw = &tc.draws[chooser.choose(tc.draws.len(), counter)?];
     let at = draw.span.start;
@@ -45,8 +46,8 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         let e = &tc.examples[i];
         !e.front.is_empty() && e.front.end <= at && !e.back.contains(&at)
     })?;
-    let value = draw.value(&tc.bytes).expect("chosen for its value");
-    let lowered = draw.encode(value - 1);
+    let value = draw.result(&tc.bytes).expect("chosen for its value");
+    let lowered = draw.encode(draw.value_of(value - 1).expect("chosen for it"));
     let mut edits: Vec<(std::ops::Range<usize>, &[u8])> =
         spans(&tc, example, true).into_iter().map(|r| (r, &[][..])).collect();
     if edits.iter().any(|(r, _)| r.start < draw.span.end && draw.span.start < r.end) {
@@ -76,8 +77,9 @@ pub(crate) fn delete_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> 
         return Err(Halt::Dead);
     }
     let d = chooser.choose(tc.draws.len(), |d| !turns(&tc, d).is_empty())?;
-    let value = tc.draws[d].value(&tc.bytes).expect("chosen for its value");
-    let lowered = tc.draws[d].encode(value - 1);
+    let draw = &tc.draws[d];
+    let value = draw.result(&tc.bytes).expect("chosen for its value");
+    let lowered = draw.encode(draw.value_of(value - 1).expect("chosen for it"));
     for last in turns(&tc, d) {
         let mut edits: Vec<(Range<usize>, &[u8])> = tc.draws[last].iter().map(|w| (w.span.clone(), &[][..])).collect();
         edits.push((tc.draws[d].span.clone(), &lowered));
@@ -107,9 +109,10 @@ const MAX_TURN: usize = 16;
 fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     let draw = &tc.draws[d];
     let value = match draw.kind {
-        DrawKind::Int { .. } | DrawKind::Range => draw.value(&tc.bytes).filter(|&v| v >= 1),
+        DrawKind::Int { .. } | DrawKind::Range => draw.result(&tc.bytes).filter(|&v| v >= 1),
         _ => None,
     };
+    let value = value.filter(|&v| draw.value_of(v - 1).is_some());
     let Some(value) = value else { return Vec::new() };
     let items = items_after(tc, d);
     let same = |a: usize, b: usize, k: usize| (0..k).all(|j| items[a + j].1 == items[b + j].1);
@@ -142,14 +145,33 @@ fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     } else {
         readings
     };
+    let unequal = draw.bounds.and_then(|_| unequal_last_turn(tc, &items, usize::try_from(value).ok()?));
     let end = |n: usize| items.get(n).map_or_else(|| items.last().map_or(d + 1, |i| i.0.end), |i| i.0.start);
     // A turn of no bytes (calls that drew nothing, draws past the input's
     // end) would lower the count alone, by one a test: lowering's work.
-    readings
+    unequal
         .into_iter()
-        .map(|(count, k)| items[(count - 1) * k].0.start..end(count * k))
+        .chain(readings.into_iter().map(|(count, k)| (count - 1) * k..count * k))
+        .map(|turn| items[turn.start].0.start..end(turn.end))
         .filter(|turn| tc.draws[turn.clone()].iter().any(|w| !w.span.is_empty()))
         .collect()
+}
+
+/// The last of `count` turns of unequal shape (an instruction of one of
+/// several kinds per turn): where the first item comes again (a draw of the
+/// same kind, and the same bounds for a range), a turn opens; when exactly
+/// `count` open, the last runs to the span's end. Only for a count read
+/// with its range's bounds (decision 0106): an exact count, not the value
+/// of bytes that may read above the range.
+fn unequal_last_turn(tc: &TestCase, items: &[(Range<usize>, Shape<'_>)], count: usize) -> Option<Range<usize>> {
+    let first = items.first()?;
+    let bounds = |item: &(Range<usize>, Shape<'_>)| match item.1 {
+        Shape::Draw(_) => tc.draws[item.0.start].bounds,
+        Shape::Call(_) => None,
+    };
+    let opens: Vec<usize> =
+        (0..items.len()).filter(|&j| items[j].1 == first.1 && bounds(&items[j]) == bounds(first)).collect();
+    (count >= 2 && opens.len() == count).then(|| opens[count - 1]..items.len())
 }
 
 /// An item's shape: a draw's kind, or a call's site.
@@ -272,6 +294,47 @@ mod tests {
         // Three parameters, two results: the parameters go, a turn with its count each time.
         let input = [3, 7, 1, 1, 8, 2, 2, 9, 3, 3, 2, 5, 1, 1, 6, 2, 2];
         assert_eq!(run("delete-turns", &input, function), [0, 2, 5, 1, 1, 6, 2, 2]);
+    }
+
+    /// A block built by hand in one function: a count of 1 to 8
+    /// instructions (a range read with its bounds recorded), then per turn
+    /// an opcode (0 to 2) and its operand: two bytes for a constant, four
+    /// for a jump, none for an add. The bug: the first instruction jumps.
+    fn block(input: &[u8]) -> Verdict {
+        let len = input.len();
+        let mut examples = vec![Example::new(0..1, len..len, "draw:range:4:1:7", 1)];
+        let Some(count) = input.first().map(|b| 1 + b % 8) else { return Verdict::Boring };
+        let (mut at, mut first) = (1, None);
+        for _ in 0..count {
+            let Some(op) = input.get(at).map(|b| b % 3) else { return Verdict::Boring };
+            examples.push(Example::new(at..at + 1, len..len, "draw:range:1:0:2", 1));
+            let width = [2, 0, 4][usize::from(op)];
+            if at + 1 + width > len {
+                return Verdict::Boring;
+            }
+            if width > 0 {
+                examples.push(Example::new(
+                    at + 1..at + 1 + width,
+                    len..len,
+                    ["draw:le:2", "", "draw:le:4"][usize::from(op)],
+                    1,
+                ));
+            }
+            first.get_or_insert(op);
+            at += 1 + width;
+        }
+        examples.insert(0, Example::new(0..at, len..len, "call:0000000c", 0));
+        match first {
+            Some(2) => Verdict::Interesting(examples),
+            _ => Verdict::Boring,
+        }
+    }
+
+    #[test]
+    fn deletes_a_last_turn_of_another_shape_where_the_count_has_its_bounds() {
+        // Two instructions (1 + 1): a jump, then a constant; the constant goes with the count lowered to 1.
+        let input = [1, 2, 9, 0, 0, 0, 0, 5, 5];
+        assert_eq!(run("delete-turns", &input, block), [0, 2, 9, 0, 0, 0]);
     }
 
     #[test]

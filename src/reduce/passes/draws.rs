@@ -160,7 +160,12 @@ fn lower_draw(
         replace_ranges(&tc.bytes, &[(draw.span.clone(), &encoded)])
     };
     let free = if guess_free { least_free(&tc, draw) } else { 0 };
-    let lowered = if current > 1 && sh.consider_typed(build(0))? {
+    // A range read above its range's size: first the least value that
+    // reads the same integer (decision 0106), the same value in fewer bits.
+    let same = draw.result(&tc.bytes).and_then(|r| draw.value_of(r)).map_or(current, |v| v as u64);
+    let lowered = if same < current && sh.consider_typed(build(same))? {
+        same
+    } else if current > 1 && sh.consider_typed(build(0))? {
         0
     } else if current > 1 && sh.consider_typed(build(1))? {
         1

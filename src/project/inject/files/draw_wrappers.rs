@@ -24,16 +24,23 @@ impl<'a> Unstructured<'a> {
         self.__cmc_fill_buffer(buffer)
     }
 
-    /// An integer in `range`, big-endian from the front: recorded as `draw:range`.
+    /// An integer in `range`, big-endian from the front: recorded as
+    /// `draw:range:<bounds>` (the runtime labels it from the range's ends).
     pub fn int_in_range<T>(&mut self, range: ops::RangeInclusive<T>) -> Result<T>
     where
         T: Int,
     {
         let (front, len) = self.__cmc_cursor();
+        let (start, end) = (*range.start(), *range.end());
         let result = self.__cmc_int_in_range(range);
         let after = self.__cmc_cursor();
         #[cfg(not(cmc_coverage))]
-        cmc_runtime::examples::draw(front, len, after.0, after.1, "draw:range");
+        {
+            let width = core::mem::size_of::<T>();
+            // Each end's own bytes: a primitive integer, all initialized.
+            let bytes = |v: &T| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) };
+            cmc_runtime::examples::draw_range((front, len), after, bytes(&start), bytes(&end));
+        }
         #[cfg(not(cmc_coverage))]
         {
             let width = core::mem::size_of::<T>();

@@ -14,6 +14,8 @@ mod oracle;
 pub mod passes;
 #[cfg(test)]
 mod properties;
+#[cfg(test)]
+mod range_properties;
 pub(crate) mod respell;
 mod scheduler;
 mod shrinker;

@@ -136,6 +136,11 @@ impl Draw {
         (bits >= 128 || value >> bits == 0).then_some(value)
     }
 
+    /// The span's bytes that give `result` ([`Self::value_of`], encoded).
+    pub fn encode_result(&self, result: u128) -> Option<Vec<u8>> {
+        self.value_of(result).map(|v| self.encode(v))
+    }
+
     /// The span's bytes that encode `value` (which must fit the span).
     pub fn encode(&self, value: u128) -> Vec<u8> {
         let width = self.span.len();

@@ -12,9 +12,10 @@
 //! Records are written in entry order (preorder: a parent before its
 //! children): [`enter`] reserves a record (its front end [`OPEN_END`], so a
 //! value still being built when the child crashes can be told apart) and
-//! [`exit`] completes it. Labels are interned: each type name is written to
-//! the label table once. Nothing here panics or allocates per example (the
-//! label map grows once per distinct type); when the record area is full,
+//! [`exit`] completes it. Labels are interned: each type name, and each
+//! range read's bounds ([`draw_range`]), is written to the label table once.
+//! Nothing here panics or allocates per example (the label maps grow once
+//! per distinct type or bounds); when the record area is full,
 //! further examples are counted as dropped.
 //!
 //! A pointer outside the input means the data is exhausted: `arbitrary` may

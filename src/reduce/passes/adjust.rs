@@ -37,8 +37,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let counter = |i: usize| {
         let d: &Draw = &tc.draws[i];
         matches!(d.kind, DrawKind::Int { .. } | DrawKind::Range)
-            && d.result(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v))
-            && d.result(&tc.bytes).and_then(|v| d.value_of(v - 1)).is_some()
+            && d.result(&tc.bytes).is_some_and(|v| (1..=MAX_COUNTER).contains(&v) && d.value_of(v - 1).is_some())
     };
     let draw = &tc.draws[chooser.choose(tc.draws.len(), counter)?];
     let at = draw.span.start;
@@ -47,7 +46,7 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
         !e.front.is_empty() && e.front.end <= at && !e.back.contains(&at)
     })?;
     let value = draw.result(&tc.bytes).expect("chosen for its value");
-    let lowered = draw.encode(draw.value_of(value - 1).expect("chosen for it"));
+    let lowered = draw.encode_result(value - 1).expect("chosen for it");
     let mut edits: Vec<(std::ops::Range<usize>, &[u8])> =
         spans(&tc, example, true).into_iter().map(|r| (r, &[][..])).collect();
     if edits.iter().any(|(r, _)| r.start < draw.span.end && draw.span.start < r.end) {
@@ -79,7 +78,7 @@ pub(crate) fn delete_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> 
     let d = chooser.choose(tc.draws.len(), |d| !turns(&tc, d).is_empty())?;
     let draw = &tc.draws[d];
     let value = draw.result(&tc.bytes).expect("chosen for its value");
-    let lowered = draw.encode(draw.value_of(value - 1).expect("chosen for it"));
+    let lowered = draw.encode_result(value - 1).expect("chosen for it");
     for last in turns(&tc, d) {
         let mut edits: Vec<(Range<usize>, &[u8])> = tc.draws[last].iter().map(|w| (w.span.clone(), &[][..])).collect();
         edits.push((tc.draws[d].span.clone(), &lowered));
@@ -100,12 +99,14 @@ const READINGS: usize = 3;
 const MAX_TURN: usize = 16;
 
 /// Draw `d` as a count of the turns after it: the draws of its last turn,
-/// for each reading that fits (none when it is no count). Its value as the
-/// count first; a range's value can be above the range's size (the count
-/// is the value modulo the size, unknown here), so failing that, the most
-/// turns of equal shape that follow it, at most its value (one turn: all
-/// that follows it in the span). Lowering the
-/// value by one lowers such a count by one all the same.
+/// for each reading that fits (none when it is no count). Its result as
+/// the count: with the range's bounds recorded, the exact count, read
+/// first as turns of unequal shape ([`unequal_last_turn`]); then as turns
+/// of equal shape. Without the bounds a range's value can be above the
+/// range's size (the count is the value modulo the size, unknown), so
+/// failing that, the most turns of equal shape that follow it, at most its
+/// value (one turn: all that follows it in the span). Lowering the value
+/// by one lowers such a count by one all the same.
 fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     let draw = &tc.draws[d];
     let value = match draw.kind {

@@ -168,6 +168,7 @@ mod tests {
         // build's, and a coverage harness has no known values.
         assert_eq!(wrappers.matches("cmc_runtime::values::answer(").count(), 7);
         // Nor any draw: the coverage build records nothing.
+        // (`int_in_range`'s copy of the range's ends is one more, its draw and answer one block.)
         assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]").count(), 7 + 4);
         assert_eq!(wrappers.matches("#[cfg(not(cmc_coverage))]\n        cmc_runtime::examples::draw").count(), 3);
         // One call each to the runtime, with the fixed labels (a fill's chosen

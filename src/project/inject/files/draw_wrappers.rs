@@ -31,25 +31,17 @@ impl<'a> Unstructured<'a> {
         T: Int,
     {
         let (front, len) = self.__cmc_cursor();
+        #[cfg(not(cmc_coverage))]
         let (start, end) = (*range.start(), *range.end());
         let result = self.__cmc_int_in_range(range);
         let after = self.__cmc_cursor();
         #[cfg(not(cmc_coverage))]
         {
             let width = core::mem::size_of::<T>();
-            // Each end's own bytes: a primitive integer, all initialized.
+            // A primitive integer's own bytes, all initialized: the range's ends, then the result.
             let bytes = |v: &T| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) };
             cmc_runtime::examples::draw_range((front, len), after, bytes(&start), bytes(&end));
-        }
-        #[cfg(not(cmc_coverage))]
-        {
-            let width = core::mem::size_of::<T>();
-            // A primitive integer's own bytes, all initialized.
-            let value = result
-                .as_ref()
-                .ok()
-                .map(|v| unsafe { core::slice::from_raw_parts((v as *const T).cast::<u8>(), width) });
-            cmc_runtime::values::answer(value, width);
+            cmc_runtime::values::answer(result.as_ref().ok().map(bytes), width);
         }
         result
     }

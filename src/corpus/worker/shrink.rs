@@ -20,8 +20,13 @@ use crate::corpus::jobs::{Measured, Part, Shrunk};
 use crate::corpus::worker::runner::Runner;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
 
-/// A quick shrink's failing steps in a row before a pass yields ([`quick`]).
+/// A quick shrink's failing steps in a row before a pass yields ([`quick`]), on a small input.
 pub const QUICK_MAX_FAILURES: u32 = 4;
+
+/// A quick shrink's passes may fail one more step in a row per this many
+/// bytes of the input, from [`QUICK_MAX_FAILURES`] up to the full budget
+/// (decision 0107).
+pub const QUICK_BYTES_PER_FAILURE: usize = 256;
 
 /// Results at least this large are tried split in two.
 pub const SPLIT_MIN_BYTES: usize = 256;
@@ -224,7 +229,7 @@ fn reduce(
     let examples = runner.examples(bytes)?;
     // A candidate's examples come from a run of its own, only where the input has some.
     let typed = !examples.is_empty();
-    let options = &quick(ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() });
+    let options = &quick(ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() }, bytes.len());
     let initial = TestCase::new(bytes.to_vec(), examples);
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         Ok(match runner.measure(candidate) {
@@ -240,13 +245,18 @@ fn reduce(
     Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
 }
 
-/// `options` for a quick shrink (`Proof::Skipped`): each pass yields after
-/// [`QUICK_MAX_FAILURES`] failing steps in a row, not the corpus mode's 16,
-/// so a pass whose successes are over moves on sooner; the next round's
-/// shrink goes on with the full budget (decision 0102).
-fn quick(options: ReduceOptions) -> ReduceOptions {
+/// `options` for a quick shrink (`Proof::Skipped`) of an input of `size`
+/// bytes: each pass yields after [`QUICK_MAX_FAILURES`] failing steps in a
+/// row, not the corpus mode's 16, so a pass whose successes are over moves
+/// on sooner (decision 0102); one more per [`QUICK_BYTES_PER_FAILURE`]
+/// bytes: a large input kept for a few features fails its first coarse
+/// deletions (each takes some of what it is kept for) and stalled at once
+/// with 4, while the bytes a success cuts there pay for the tests (decision
+/// 0107). The next round's shrink goes on with the full budget.
+fn quick(options: ReduceOptions, size: usize) -> ReduceOptions {
+    let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
     match options.proof {
-        Proof::Skipped => ReduceOptions { max_failures: options.max_failures.min(QUICK_MAX_FAILURES), ..options },
+        Proof::Skipped => ReduceOptions { max_failures: options.max_failures.min(by_size), ..options },
         _ => options,
     }
 }
@@ -295,12 +305,17 @@ mod tests {
     }
 
     #[test]
-    fn a_quick_shrinks_passes_yield_after_four_failures_and_the_others_keep_their_budget() {
+    fn a_quick_shrinks_passes_yield_after_four_failures_or_one_more_per_256_bytes_and_the_others_keep_their_budget() {
         let corpus = ReduceOptions { max_failures: 16, ..ReduceOptions::default() };
-        let budget = |proof, max_failures| quick(ReduceOptions { proof, max_failures, ..corpus.clone() }).max_failures;
-        assert_eq!(budget(Proof::Skipped, 16), QUICK_MAX_FAILURES);
-        assert_eq!(budget(Proof::Skipped, 2), 2, "a smaller budget stays");
-        assert_eq!((budget(Proof::First, 16), budget(Proof::Last, 16)), (16, 16));
+        let budget = |proof, max_failures, size| {
+            quick(ReduceOptions { proof, max_failures, ..corpus.clone() }, size).max_failures
+        };
+        assert_eq!(budget(Proof::Skipped, 16, 100), QUICK_MAX_FAILURES);
+        assert_eq!(budget(Proof::Skipped, 16, 1_300), QUICK_MAX_FAILURES + 1);
+        assert_eq!(budget(Proof::Skipped, 16, 2_560), 10);
+        assert_eq!(budget(Proof::Skipped, 16, 100_000), 16, "never past the full budget");
+        assert_eq!(budget(Proof::Skipped, 2, 4_000), 2, "a smaller budget stays");
+        assert_eq!((budget(Proof::First, 16, 100), budget(Proof::Last, 16, 100)), (16, 16));
     }
 
     #[test]

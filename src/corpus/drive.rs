@@ -49,6 +49,8 @@ pub struct KeptResult {
     pub split: Option<SplitPart>,
     /// An earlier run's result, kept as it is.
     pub done: bool,
+    /// Dropped before its shrink: the round's other results hold its features.
+    pub held_elsewhere: bool,
 }
 
 /// An input split off a kept one, as saved.
@@ -80,6 +82,8 @@ pub struct Phase<'a> {
     pub interrupt: &'a Interrupt,
     /// `--max-time`, armed once the first complete corpus is in place.
     pub deadline: &'a Deadline,
+    /// The worker threads: a round sends each one job at a time.
+    pub workers: usize,
 }
 
 /// Every input measured: what its runs showed, and the features only some
@@ -136,6 +140,8 @@ pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut
 
 /// Shrinks each picked item (or checks the result an earlier run saved) and
 /// saves it as it finishes; returns one result per pick, in pick order.
+/// The picks go out as workers free up, each to keep only what the round's
+/// results so far do not hold ([`Dispatch`]).
 pub fn shrink_kept(
     items: &[Item],
     picks: &[Pick],
@@ -143,30 +149,26 @@ pub fn shrink_kept(
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
-    let mut results: Vec<KeptResult> = picks
-        .iter()
-        .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
-        .collect();
+    let mut round = Dispatch::new(items, picks, proof);
+    round.fill(store, phase)?;
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
-    let (mut saved, mut pending) = send_kept(items, picks, proof, &mut results, store, phase);
-    while pending > 0 {
+    while round.in_flight > 0 {
         let Ok(event) = phase.events.recv() else { break };
-        match event {
+        let (slot, result) = match event {
             Event::Progress { worker, index, size, tests } => {
                 phase.status.worker(worker, items[index].origin, size, tests);
-                phase.status.shrinking(picks.len() - pending, picks.len());
                 continue;
             }
             Event::Checked { index, results: runs } => {
                 let slot = slot_of(index);
-                let parts = std::mem::take(&mut saved[slot]);
-                match resumed(index, &items[index], &picks[slot].assigned, parts, runs, store)? {
+                let parts = std::mem::take(&mut round.saved[slot]);
+                match resumed(index, &items[index], &round.required[slot], parts, runs, store)? {
                     Some(result) => {
                         store.release(&items[index].sha1)?;
-                        results[slot] = result;
+                        (slot, result)
                     }
                     None => {
-                        let job = shrink_job(&picks[slot], items[index].bytes.clone(), proof);
+                        let job = shrink_job(index, &round.required[slot], items[index].bytes.clone(), proof);
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
@@ -175,50 +177,101 @@ pub fn shrink_kept(
             Event::Measured { .. } | Event::Joined { .. } => continue,
             Event::Shrunk { index, result } => {
                 phase.status.idle(items[index].origin);
-                results[slot_of(index)] = finished(index, &items[index], result, store, phase)?;
+                (slot_of(index), finished(index, &items[index], result, store, phase)?)
             }
-        }
-        pending -= 1;
+        };
+        round.in_flight -= 1;
+        round.done(slot, result);
+        round.fill(store, phase)?;
         phase.status.corpus(store.size());
-        phase.status.shrinking(picks.len() - pending, picks.len());
     }
-    Ok(results)
+    Ok(round.results)
 }
 
-/// Sends a job per picked item that is not done (a done one is its own
-/// result at once): a check of the results an earlier run saved (read
-/// once, returned per pick), or a shrink (on from where a cut-short one
-/// got), proven when `proof` says. Returns them and how many
-/// jobs were sent.
-fn send_kept(
-    items: &[Item],
-    picks: &[Pick],
+/// A round's picks on their way to the workers: sent in order, at most one
+/// per worker at a time, each asked to keep only the features assigned to
+/// it that no result of the round holds yet. A shrink's result keeps more
+/// than it was asked for (most of a small input's features are common ones),
+/// so a later pick is held to less, or to nothing: then it is dropped, its
+/// file let go, and no test run (decision 0108).
+struct Dispatch<'a> {
+    items: &'a [Item],
+    picks: &'a [Pick],
     proof: Proof,
-    results: &mut [KeptResult],
-    store: &Store,
-    phase: &mut Phase,
-) -> (Vec<Vec<Vec<u8>>>, usize) {
-    let mut saved: Vec<Vec<Vec<u8>>> = vec![Vec::new(); picks.len()];
-    let mut sent = 0;
-    for (slot, pick) in picks.iter().enumerate() {
-        if items[pick.index].done {
-            results[slot] = as_it_is(pick.index, &items[pick.index]);
-            continue;
-        }
-        let sha1 = &items[pick.index].sha1;
-        let job = match store.finished(sha1) {
-            Some(Saved { bytes, complete: true }) => {
-                let split = store.finished(&split_key(sha1)).filter(|s| s.complete).map(|s| s.bytes);
-                saved[slot] = std::iter::once(bytes).chain(split).collect();
-                Job::Check { index: pick.index, parts: saved[slot].clone() }
-            }
-            Some(Saved { bytes, complete: false }) => shrink_job(pick, bytes, proof),
-            None => shrink_job(pick, items[pick.index].bytes.clone(), proof),
-        };
-        phase.jobs.send(job).expect("the workers are running");
-        sent += 1;
+    /// Per pick, its result (in pick order).
+    results: Vec<KeptResult>,
+    /// Per pick, what it was sent to keep.
+    required: Vec<Vec<u32>>,
+    /// Per pick, an earlier run's saved results being checked.
+    saved: Vec<Vec<Vec<u8>>>,
+    /// The features the round's results in the new corpus hold.
+    held: Vec<u32>,
+    /// The next pick to send.
+    next: usize,
+    /// Jobs out.
+    in_flight: usize,
+}
+
+impl<'a> Dispatch<'a> {
+    fn new(items: &'a [Item], picks: &'a [Pick], proof: Proof) -> Dispatch<'a> {
+        let results = picks
+            .iter()
+            .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
+            .collect();
+        let (required, saved) = (vec![Vec::new(); picks.len()], vec![Vec::new(); picks.len()]);
+        Dispatch { items, picks, proof, results, required, saved, held: Vec::new(), next: 0, in_flight: 0 }
     }
-    (saved, sent)
+
+    /// Sends picks until each worker has one (or none is left); the ones
+    /// that need no job (done, or held by results) end at once.
+    fn fill(&mut self, store: &mut Store, phase: &mut Phase) -> anyhow::Result<()> {
+        while self.in_flight < phase.workers && self.next < self.picks.len() {
+            let slot = self.next;
+            self.next += 1;
+            let (pick, item) = (&self.picks[slot], &self.items[self.picks[slot].index]);
+            if item.done {
+                self.done(slot, as_it_is(pick.index, item));
+                continue;
+            }
+            self.required[slot] =
+                pick.assigned.iter().copied().filter(|f| self.held.binary_search(f).is_err()).collect();
+            if self.required[slot].is_empty() && !phase.interrupt.is_raised() {
+                store.release(&item.sha1)?;
+                self.done(slot, held_elsewhere(pick.index, item));
+                continue;
+            }
+            let job = match store.finished(&item.sha1) {
+                Some(Saved { bytes, complete: true }) => {
+                    let split = store.finished(&split_key(&item.sha1)).filter(|s| s.complete).map(|s| s.bytes);
+                    self.saved[slot] = std::iter::once(bytes).chain(split).collect();
+                    Job::Check { index: pick.index, parts: self.saved[slot].clone() }
+                }
+                Some(Saved { bytes, complete: false }) => {
+                    shrink_job(pick.index, &self.required[slot], bytes, self.proof)
+                }
+                None => shrink_job(pick.index, &self.required[slot], item.bytes.clone(), self.proof),
+            };
+            phase.jobs.send(job).expect("the workers are running");
+            self.in_flight += 1;
+        }
+        phase.status.shrinking(self.next - self.in_flight, self.picks.len());
+        Ok(())
+    }
+
+    /// Takes `result` as the pick's: what its file (and the part split off) holds is held from now on.
+    fn done(&mut self, slot: usize, result: KeptResult) {
+        if result.file.is_some() {
+            let split = result.split.as_ref().map_or(&[][..], |s| s.features.as_slice());
+            self.held = union([&self.held[..], &result.features[..], split]);
+        }
+        self.results[slot] = result;
+    }
+}
+
+/// A pick whose assigned features the round's results all hold: no file, no test.
+fn held_elsewhere(index: usize, item: &Item) -> KeptResult {
+    let detail = Some(String::from("the other results hold every feature it was kept for"));
+    KeptResult { index, origin: item.origin, detail, held_elsewhere: true, ..KeptResult::default() }
 }
 
 /// A done item (an earlier run's result) as its own result: no test.
@@ -264,9 +317,9 @@ fn resumed(
     Ok(Some(KeptResult { index, origin, file, bytes, features, tests, split, ..KeptResult::default() }))
 }
 
-/// Shrinks `bytes` (the input, or a result cut short) for `pick`'s features.
-fn shrink_job(pick: &Pick, bytes: Vec<u8>, proof: Proof) -> Job {
-    Job::Shrink { index: pick.index, bytes, required: pick.assigned.clone(), proof }
+/// Shrinks `bytes` (the input of item `index`, or a result cut short) for `required`.
+fn shrink_job(index: usize, required: &[u32], bytes: Vec<u8>, proof: Proof) -> Job {
+    Job::Shrink { index, bytes, required: required.to_vec(), proof }
 }
 
 /// Saves a shrink's result in place of the item's file; a failed shrink
@@ -310,7 +363,17 @@ fn finished(
     };
     let file = save(&item.sha1, &bytes)?;
     store.release(&item.sha1)?;
-    Ok(KeptResult { index, origin: item.origin, file: Some(file), bytes, features, tests, detail, split, done: false })
+    Ok(KeptResult {
+        index,
+        origin: item.origin,
+        file: Some(file),
+        bytes,
+        features,
+        tests,
+        detail,
+        split,
+        ..KeptResult::default()
+    })
 }
 
 #[cfg(test)]
@@ -321,6 +384,56 @@ mod tests {
         let source = root.join("corpus");
         std::fs::create_dir_all(&source).unwrap();
         Store::open(&root.join("new"), &source, &root.join("scratch"), "build").unwrap()
+    }
+
+    #[test]
+    fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
+        use crate::corpus::display::Status;
+        use crate::session::output::sha1_hex;
+        use std::time::Instant;
+
+        let root = tempfile::tempdir().unwrap();
+        let mut store = store(root.path());
+        let item = |origin: usize, bytes: &[u8], features: &[u32]| Item {
+            origin,
+            sha1: sha1_hex(bytes),
+            bytes: bytes.to_vec(),
+            features: features.to_vec(),
+            done: false,
+        };
+        let items = [item(0, &[b'a'; 300], &[1, 2, 3]), item(1, b"bbb", &[2, 3]), item(2, b"cc", &[3, 4, 5])];
+        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
+        let pick = |index: usize, assigned: &[u32]| Pick { index, assigned: assigned.to_vec() };
+        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
+        // A shrink halves its input, which keeps the features of the original (the first one's, 2 and 3 too).
+        let (jobs, worker_jobs) = crossbeam_channel::unbounded();
+        let (worker_events, events) = crossbeam_channel::unbounded();
+        let sent = std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let mut sent = Vec::new();
+                for job in worker_jobs {
+                    let Job::Shrink { index, bytes, required, .. } = job else { panic!("only shrinks: {job:?}") };
+                    sent.push((index, required));
+                    let (bytes, features) = (bytes[..bytes.len() / 2].to_vec(), items[index].features.clone());
+                    let shrunk = Shrunk { bytes, features, tests: 1, stop: None, unstable: false, split: None };
+                    worker_events.send(Event::Shrunk { index, result: Ok(shrunk) }).unwrap();
+                }
+                sent
+            });
+            let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
+            let status = &mut Status::new(crate::session::progress::Display::Off, Instant::now());
+            let mut phase =
+                Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline, workers: 1 };
+            let results = shrink_kept(&items, &picks, Proof::Skipped, &mut store, &mut phase).unwrap();
+            let ends: Vec<(bool, bool)> = results.iter().map(|r| (r.file.is_some(), r.held_elsewhere)).collect();
+            assert_eq!(ends, [(true, false), (false, true), (true, false)], "the second is held by the first's result");
+            drop(jobs);
+            worker.join().unwrap()
+        });
+        assert_eq!(sent, [(0, vec![1]), (2, vec![4, 5])], "no job for the dropped pick");
+        let held = store.held();
+        assert!(!held.contains(&items[1].sha1), "the dropped pick's file went");
+        assert_eq!(held.len(), 2, "the two results: {held:?}");
     }
 
     #[test]

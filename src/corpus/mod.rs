@@ -91,7 +91,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let (workers, structure, shard) = (corpus.workers, options.structure, corpus.shard);
     let setting = Setting { workers, structure, shard, build_recording: &build_recording };
     let phased = crate::session::workers::with_workers(&work, corpus.workers, interrupt, |jobs, events| {
-        let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline };
+        let mut phase = Phase { jobs, events, status: &mut status, interrupt, deadline: &deadline, workers };
         phases(&inputs, &setting, &mut store, &mut phase)
     })?;
     status.clear();

@@ -14,6 +14,11 @@
 //! input is cut early before any is proven. The next round, always run,
 //! starts each shrink with that proof and goes on to the end (decision 0101).
 //!
+//! A pick is shrunk only for the features assigned to it that the round's
+//! results so far do not hold: a result keeps many common features it was
+//! not asked for, and a pick they hold entirely is dropped untried
+//! (`drive::shrink_kept`, decision 0108).
+//!
 //! A shrink may split its result in two
 //! (`worker::shrink::shrink_and_split`): the part split off becomes an origin
 //! of its own, after the corpus inputs, rooted at the input its result came
@@ -214,9 +219,10 @@ fn announce(round: usize, kept: usize, earlier: usize, items: usize) -> String {
 }
 
 /// Takes a round's results as the latest of their corpus inputs; an
-/// unfinished one (interrupted) leaves the latest as it was.
+/// unfinished one (interrupted) leaves the latest as it was, and a pick
+/// dropped for what other results hold leaves it untouched.
 fn record(latest: &mut [Option<KeptResult>], kept: &[KeptResult]) {
-    for result in kept {
+    for result in kept.iter().filter(|k| !k.held_elsewhere) {
         let entry = &mut latest[result.origin];
         let earlier_tests = entry.as_ref().map_or(0, |e| e.tests);
         match entry {
@@ -279,7 +285,8 @@ pub(crate) mod tests {
             });
             let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
             let status = &mut Status::new(Display::Off, Instant::now());
-            let mut phase = Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline };
+            let mut phase =
+                Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline, workers: 1 };
             let result = body(&mut store, &mut phase);
             drop(jobs);
             (result, worker.join().unwrap())
@@ -407,6 +414,10 @@ pub(crate) mod tests {
         let mut never = vec![None];
         record(&mut never, &[result(None, 4)]);
         assert_eq!(never[0].as_ref().map(|r| (r.file.is_none(), r.tests)), Some((true, 4)), "the tests are kept");
+        let held = KeptResult { held_elsewhere: true, ..KeptResult::default() };
+        let mut untouched = vec![None];
+        record(&mut untouched, std::slice::from_ref(&held));
+        assert!(untouched[0].is_none(), "a pick other results hold is no result of its input");
     }
 
     #[test]

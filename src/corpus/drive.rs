@@ -270,8 +270,7 @@ impl<'a> Dispatch<'a> {
 
 /// A pick whose assigned features the round's results all hold: no file, no test.
 fn held_elsewhere(index: usize, item: &Item) -> KeptResult {
-    let detail = Some(String::from("the other results hold every feature it was kept for"));
-    KeptResult { index, origin: item.origin, detail, held_elsewhere: true, ..KeptResult::default() }
+    KeptResult { index, origin: item.origin, held_elsewhere: true, ..KeptResult::default() }
 }
 
 /// A done item (an earlier run's result) as its own result: no test.
@@ -389,19 +388,16 @@ mod tests {
     #[test]
     fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
         use crate::corpus::display::Status;
-        use crate::session::output::sha1_hex;
+        use crate::corpus::plan::rounds::tests::item;
         use std::time::Instant;
 
         let root = tempfile::tempdir().unwrap();
         let mut store = store(root.path());
-        let item = |origin: usize, bytes: &[u8], features: &[u32]| Item {
-            origin,
-            sha1: sha1_hex(bytes),
-            bytes: bytes.to_vec(),
-            features: features.to_vec(),
-            done: false,
-        };
-        let items = [item(0, &[b'a'; 300], &[1, 2, 3]), item(1, b"bbb", &[2, 3]), item(2, b"cc", &[3, 4, 5])];
+        let items = [
+            item(0, &[b'a'; 300], &[1, 2, 3], false),
+            item(1, b"bbb", &[2, 3], false),
+            item(2, b"cc", &[3, 4, 5], false),
+        ];
         store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
         let pick = |index: usize, assigned: &[u32]| Pick { index, assigned: assigned.to_vec() };
         let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];

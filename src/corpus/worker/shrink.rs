@@ -254,9 +254,11 @@ fn reduce(
 /// with 4, while the bytes a success cuts there pay for the tests (decision
 /// 0107). The next round's shrink goes on with the full budget.
 fn quick(options: ReduceOptions, size: usize) -> ReduceOptions {
-    let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
     match options.proof {
-        Proof::Skipped => ReduceOptions { max_failures: options.max_failures.min(by_size), ..options },
+        Proof::Skipped => {
+            let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
+            ReduceOptions { max_failures: options.max_failures.min(by_size), ..options }
+        }
         _ => options,
     }
 }

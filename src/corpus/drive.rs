@@ -7,10 +7,10 @@ use crate::corpus::deadline::Deadline;
 use crate::corpus::display::Status;
 use crate::corpus::features::{is_subset, union};
 use crate::corpus::inputs::CorpusInput;
-use crate::corpus::jobs::{Event, Job, Measured, Shrunk};
+use crate::corpus::jobs::{Effort, Event, Job, Measured, Shrunk};
 use crate::corpus::plan::cover::Pick;
 use crate::corpus::store::{Saved, Store};
-use crate::reduce::{Proof, StopReason};
+use crate::reduce::StopReason;
 use crate::session::interrupt::Interrupt;
 
 /// What a round shrinks: an input of the corpus, or a result of the round before.
@@ -26,6 +26,10 @@ pub struct Item {
     pub features: Vec<u32>,
     /// An earlier run's result: kept as it is, never shrunk again.
     pub done: bool,
+    /// The round before's shrink of it stopped before its proof: when that
+    /// shrink found nothing, the result saved for it is itself, which is
+    /// shrunk again, not taken as a finished result.
+    pub unproven: bool,
 }
 
 /// A kept item's end.
@@ -51,6 +55,8 @@ pub struct KeptResult {
     pub done: bool,
     /// Dropped before its shrink: the round's other results hold its features.
     pub held_elsewhere: bool,
+    /// Its shrink stopped before the proof (a quick shrink, `StopReason::Stalled`).
+    pub unproven: bool,
 }
 
 /// An input split off a kept one, as saved.
@@ -145,11 +151,11 @@ pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut
 pub fn shrink_kept(
     items: &[Item],
     picks: &[Pick],
-    proof: Proof,
+    effort: Effort,
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
-    let mut round = Dispatch::new(items, picks, proof);
+    let mut round = Dispatch::new(items, picks, effort);
     round.fill(store, phase)?;
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
     while round.in_flight > 0 {
@@ -168,7 +174,7 @@ pub fn shrink_kept(
                         (slot, result)
                     }
                     None => {
-                        let job = shrink_job(index, &round.required[slot], items[index].bytes.clone(), proof);
+                        let job = shrink_job(index, &round.required[slot], items[index].bytes.clone(), effort);
                         phase.jobs.send(job).expect("the workers are running");
                         continue;
                     }
@@ -197,7 +203,7 @@ pub fn shrink_kept(
 struct Dispatch<'a> {
     items: &'a [Item],
     picks: &'a [Pick],
-    proof: Proof,
+    effort: Effort,
     /// Per pick, its result (in pick order).
     results: Vec<KeptResult>,
     /// Per pick, what it was sent to keep.
@@ -213,13 +219,13 @@ struct Dispatch<'a> {
 }
 
 impl<'a> Dispatch<'a> {
-    fn new(items: &'a [Item], picks: &'a [Pick], proof: Proof) -> Dispatch<'a> {
+    fn new(items: &'a [Item], picks: &'a [Pick], effort: Effort) -> Dispatch<'a> {
         let results = picks
             .iter()
             .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
             .collect();
         let (required, saved) = (vec![Vec::new(); picks.len()], vec![Vec::new(); picks.len()]);
-        Dispatch { items, picks, proof, results, required, saved, held: Vec::new(), next: 0, in_flight: 0 }
+        Dispatch { items, picks, effort, results, required, saved, held: Vec::new(), next: 0, in_flight: 0 }
     }
 
     /// Sends picks until each worker has one (or none is left); the ones
@@ -241,15 +247,15 @@ impl<'a> Dispatch<'a> {
                 continue;
             }
             let job = match store.finished(&item.sha1) {
-                Some(Saved { bytes, complete: true }) => {
+                Some(Saved { bytes, complete: true }) if !(item.unproven && bytes == item.bytes) => {
                     let split = store.finished(&split_key(&item.sha1)).filter(|s| s.complete).map(|s| s.bytes);
                     self.saved[slot] = std::iter::once(bytes).chain(split).collect();
                     Job::Check { index: pick.index, parts: self.saved[slot].clone() }
                 }
                 Some(Saved { bytes, complete: false }) => {
-                    shrink_job(pick.index, &self.required[slot], bytes, self.proof)
+                    shrink_job(pick.index, &self.required[slot], bytes, self.effort)
                 }
-                None => shrink_job(pick.index, &self.required[slot], item.bytes.clone(), self.proof),
+                Some(_) | None => shrink_job(pick.index, &self.required[slot], item.bytes.clone(), self.effort),
             };
             phase.jobs.send(job).expect("the workers are running");
             self.in_flight += 1;
@@ -317,8 +323,8 @@ fn resumed(
 }
 
 /// Shrinks `bytes` (the input of item `index`, or a result cut short) for `required`.
-fn shrink_job(index: usize, required: &[u32], bytes: Vec<u8>, proof: Proof) -> Job {
-    Job::Shrink { index, bytes, required: required.to_vec(), proof }
+fn shrink_job(index: usize, required: &[u32], bytes: Vec<u8>, effort: Effort) -> Job {
+    Job::Shrink { index, bytes, required: required.to_vec(), effort }
 }
 
 /// Saves a shrink's result in place of the item's file; a failed shrink
@@ -331,13 +337,14 @@ fn finished(
     phase: &mut Phase,
 ) -> anyhow::Result<KeptResult> {
     let mut complete = true;
-    let mut split = None;
+    let (mut split, mut unproven) = (None, false);
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
-            // A stalled result (the quick first round) is complete for its
+            // A stalled result (a quick round's) is complete for its
             // round: a rerun checks it, and the next round goes on from it.
             complete = shrunk.stop != Some(StopReason::Cancelled);
+            unproven = shrunk.stop == Some(StopReason::Stalled);
             split = shrunk.split;
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }
@@ -371,6 +378,7 @@ fn finished(
         tests,
         detail,
         split,
+        unproven,
         ..KeptResult::default()
     })
 }
@@ -388,7 +396,7 @@ mod tests {
     #[test]
     fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
         use crate::corpus::display::Status;
-        use crate::corpus::plan::rounds::tests::item;
+        use crate::corpus::plan::rounds::{effort, tests::item};
         use std::time::Instant;
 
         let root = tempfile::tempdir().unwrap();
@@ -420,7 +428,7 @@ mod tests {
             let status = &mut Status::new(crate::session::progress::Display::Off, Instant::now());
             let mut phase =
                 Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline, workers: 1 };
-            let results = shrink_kept(&items, &picks, Proof::Skipped, &mut store, &mut phase).unwrap();
+            let results = shrink_kept(&items, &picks, effort(1), &mut store, &mut phase).unwrap();
             let ends: Vec<(bool, bool)> = results.iter().map(|r| (r.file.is_some(), r.held_elsewhere)).collect();
             assert_eq!(ends, [(true, false), (false, true), (true, false)], "the second is held by the first's result");
             drop(jobs);
@@ -436,8 +444,14 @@ mod tests {
     fn a_saved_result_resumes_alone_or_with_its_split_part_when_they_cover_the_features() {
         let root = tempfile::tempdir().unwrap();
         let mut store = store(root.path());
-        let item =
-            Item { origin: 7, sha1: "abc".into(), bytes: b"original".to_vec(), features: vec![1, 2, 3], done: false };
+        let item = Item {
+            origin: 7,
+            sha1: "abc".into(),
+            bytes: b"original".to_vec(),
+            features: vec![1, 2, 3],
+            done: false,
+            unproven: false,
+        };
         let covered = |features: &[u32]| Measured::Covered(features.to_vec());
         let parts = || vec![b"high".to_vec(), b"low".to_vec()];
 

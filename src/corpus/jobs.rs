@@ -31,10 +31,8 @@ pub enum Job {
         bytes: Vec<u8>,
         /// The features it must keep.
         required: Vec<u32>,
-        /// When the reduction runs its final round, which proves the result
-        /// 1-minimal: the first corpus round's shrinks skip it, the second's
-        /// start with it (decision 0101).
-        proof: Proof,
+        /// What the round asks of its shrinks.
+        effort: Effort,
     },
     /// Join two results into one and shrink it (`crate::corpus::plan::join`).
     Join {
@@ -49,6 +47,21 @@ pub enum Job {
         /// An earlier run's result for the pair (or for `a` alone).
         saved: Option<Vec<u8>>,
     },
+}
+
+/// What a round asks of its shrinks (`crate::corpus::plan::rounds::effort`):
+/// the plan decides it per round, the worker takes the half that fits the
+/// input, typed or raw bytes (decisions 0101, 0107, 0109).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Effort {
+    /// A typed input's proof (when the reduction runs the final round that
+    /// proves its result 1-minimal; `Skipped`: a quick shrink, never).
+    pub typed: Proof,
+    /// A quick shrink's passes yield after few failing steps in a row, more
+    /// on a large input (decision 0107); `false`: after the full budget.
+    pub by_size: bool,
+    /// A raw-bytes input's proof.
+    pub bytes: Proof,
 }
 
 /// What a worker reports.

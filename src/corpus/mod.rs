@@ -358,6 +358,7 @@ fn normal_items(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Item> {
                 bytes: input.bytes().to_vec(),
                 features: features.clone(),
                 done: input.done,
+                unproven: false,
             }),
             _ => None,
         })

@@ -241,14 +241,13 @@ fn a_rerun_resumes_and_a_run_killed_midway_loses_nothing_done() {
     assert!(features(&resumed.report, "after") >= features(&complete.report, "before"), "{:#}", resumed.report);
 }
 
-/// A `scene` corpus run's results over a generated corpus (60 inputs, seed
-/// 1), with the two inputs whose results joined there (4,897 and 7,411
-/// bytes) in place of their joined result: 29 files, 24 KB. Run on one
-/// worker, where a round's picks are held to what earlier results lack in
-/// one order (decision 0108), the two join again.
-fn join_pair_corpus() -> PathBuf {
-    root().join("tests/data/join-pair-corpus")
-}
+/// The target whose generated corpora join: a stack of at most 64 values,
+/// so programs kept for counts of many pushes or calls hold elements another
+/// program's count can share. A 30-input corpus of seeds 1 and 2 each made
+/// two joins on one worker (after decision 0109); the `scene` fixtures of
+/// earlier sessions stopped joining whenever the rounds changed what their
+/// results keep.
+const JOINING: &str = "commands";
 
 /// The `--workers 1` corpus run [`covering_run`] makes.
 fn covering_run_on_one_worker(target: &str, corpus: &Path, output: &Path) -> (Value, BTreeSet<String>) {
@@ -260,9 +259,9 @@ fn covering_run_on_one_worker(target: &str, corpus: &Path, output: &Path) -> (Va
 
 #[test]
 fn two_large_results_join_into_one_smaller_input_and_a_rerun_keeps_it() {
-    let dir = tempfile::tempdir().unwrap();
-    let output = dir.path().join("new");
-    let (report, written) = covering_run_on_one_worker("scene", &join_pair_corpus(), &output);
+    let dir = generate(JOINING, 30, 1);
+    let (corpus, output) = (dir.path().join("corpus"), dir.path().join("new"));
+    let (report, written) = covering_run_on_one_worker(JOINING, &corpus, &output);
     let inputs = report["inputs"].as_array().unwrap();
     let joined: Vec<&Value> =
         inputs.iter().filter(|i| i["detail"].as_str().is_some_and(|d| d.contains("joined"))).collect();
@@ -280,13 +279,13 @@ fn two_large_results_join_into_one_smaller_input_and_a_rerun_keeps_it() {
     assert!(report["after"]["files"].as_u64() < report["before"]["files"].as_u64(), "{report:#}");
     assert_eq!(written.len() as u64, report["after"]["files"].as_u64().unwrap());
     if cargo_fuzz_installed() {
-        let old_counts = libfuzzer_counts("scene", &[&join_pair_corpus()]);
-        let both = libfuzzer_counts("scene", &[&output, &join_pair_corpus()]);
-        assert_eq!(both, libfuzzer_counts("scene", &[&output]), "libFuzzer finds nothing the joined corpus lacks");
+        let old_counts = libfuzzer_counts(JOINING, &[&corpus]);
+        let both = libfuzzer_counts(JOINING, &[&output, &corpus]);
+        assert_eq!(both, libfuzzer_counts(JOINING, &[&output]), "libFuzzer finds nothing the joined corpus lacks");
         assert!(both.0 >= old_counts.0 && both.1 >= old_counts.1, "{old_counts:?} -> {both:?}");
     }
 
-    let (again, rerun) = covering_run_on_one_worker("scene", &join_pair_corpus(), &output);
+    let (again, rerun) = covering_run_on_one_worker(JOINING, &corpus, &output);
     assert_eq!(rerun, written, "the rerun keeps the same files");
     let (before, after) = (report["tests"].as_u64().unwrap(), again["tests"].as_u64().unwrap());
     assert!(after * 10 < before, "the rerun takes the saved results: {before} then {after} tests");

@@ -236,7 +236,7 @@ pub fn decide(
         return Ok(None);
     }
     let sha1 = store.save(key, &shrunk.bytes, true)?;
-    let item = Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false };
+    let item = Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false, unproven: false };
     Ok(Some(Taken { item, tests }))
 }
 
@@ -283,7 +283,14 @@ pub(crate) mod tests {
 
     /// An entry of `origin` with `features` (the fixture `alone`'s tests share).
     pub(crate) fn entry(origin: usize, features: &[u32]) -> Entry {
-        let item = Item { origin, sha1: String::new(), bytes: Vec::new(), features: features.to_vec(), done: false };
+        let item = Item {
+            origin,
+            sha1: String::new(),
+            bytes: Vec::new(),
+            features: features.to_vec(),
+            done: false,
+            unproven: false,
+        };
         Entry { item, origins: vec![origin] }
     }
 

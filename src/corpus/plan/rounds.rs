@@ -8,11 +8,14 @@
 //! one saves less than [`ROUND_GAIN`] of what it started from
 //! (decision 0036).
 //!
-//! The first round's shrinks stop at their first round of passes that finds
-//! nothing, without the final round that proves a result 1-minimal: that
-//! proof costs most of a shrink's tests and cuts few bytes, so every kept
-//! input is cut early before any is proven. The next round, always run,
-//! starts each shrink with that proof and goes on to the end (decision 0101).
+//! The first round's shrinks of typed inputs stop at their first round of
+//! passes that finds nothing, without the final round that proves a result
+//! 1-minimal: that proof costs most of a shrink's tests and cuts few bytes,
+//! so every kept input is cut early before any is proven (decision 0101).
+//! The second round is quick too, its passes at the full budget (decision
+//! 0109); the third starts each shrink with the proof and goes on to the
+//! end. A round runs after one that did not pay only when some shrink of
+//! that one stopped before its proof ([`effort`]).
 //!
 //! A pick is shrunk only for the features assigned to it that the round's
 //! results so far do not hold: a result keeps many common features it was
@@ -29,11 +32,12 @@ use std::collections::HashSet;
 use crate::corpus::display::Size;
 use crate::corpus::drive::{shrink_kept, Item, KeptResult, Phase};
 use crate::corpus::features::{intersect, union};
+use crate::corpus::jobs::Effort;
 use crate::corpus::plan::cover::{assign_to_smallest, greedy_cover, Candidate, Pick};
 use crate::corpus::store::Store;
 use crate::reduce::Proof;
 
-/// At most this many rounds: the first, quick one and four to the end.
+/// At most this many rounds: two quick ones and three to the end.
 pub const MAX_ROUNDS: usize = 5;
 
 /// Another round runs only when the last one cut its inputs' bytes by at least this share.
@@ -73,29 +77,44 @@ pub fn shrink_rounds(
             release_dropped(&items, &picks, store)?;
             phase.status.corpus(store.size());
         }
-        let proof = match done.rounds {
-            1 => Proof::Skipped,
-            2 => Proof::First,
-            _ => Proof::Last,
-        };
-        let kept = done.adopt_splits(shrink_kept(&items, &picks, proof, store, phase)?);
+        let kept = done.adopt_splits(shrink_kept(&items, &picks, effort(done.rounds), store, phase)?);
+        let unproven = kept.iter().any(|k| k.unproven);
         record(&mut done.latest, &kept);
         let before: usize = picks.iter().map(|p| items[p.index].bytes.len()).sum();
         items = kept
             .into_iter()
             .filter_map(|k| {
                 let sha1 = k.file?;
-                Some(Item { origin: k.origin, sha1, bytes: k.bytes, features: k.features, done: k.done })
+                let (bytes, features, done, unproven) = (k.bytes, k.features, k.done, k.unproven);
+                Some(Item { origin: k.origin, sha1, bytes, features, done, unproven })
             })
             .collect();
         let after: usize = items.iter().map(|i| i.bytes.len()).sum();
         let paid = ((before - after.min(before)) as f64) >= ROUND_GAIN * before as f64;
-        if phase.interrupt.is_raised() || (proof != Proof::Skipped && !paid) {
+        if phase.interrupt.is_raised() || (done.rounds > 1 && !paid && !unproven) {
             break;
         }
     }
     done.results = items;
     Ok(done)
+}
+
+/// What round `round` (from 1) asks of its shrinks. Typed inputs: the
+/// first two rounds are quick (no proof; the first's passes yield by the
+/// input's size, decision 0107, the second's at the full budget: most bytes
+/// of a large input go in a second quick shrink, at a fraction of a proof's
+/// tests, decision 0109), the third starts with the proof, later ones end
+/// with it. Raw bytes: the proof ends the first round's shrinks (on bytes
+/// the final round is where the deletions find most, decision 0101), starts
+/// the second's, ends the later ones'.
+pub fn effort(round: usize) -> Effort {
+    let (typed, by_size, bytes) = match round {
+        1 => (Proof::Skipped, true, Proof::Last),
+        2 => (Proof::Skipped, false, Proof::First),
+        3 => (Proof::First, false, Proof::Last),
+        _ => (Proof::Last, false, Proof::Last),
+    };
+    Effort { typed, by_size, bytes }
 }
 
 /// The smallest set of `items` covering `required` (greedy), each feature
@@ -249,28 +268,37 @@ pub(crate) mod tests {
 
     /// An item of `bytes` covering `features` (`done`: a result of this run).
     pub(crate) fn item(origin: usize, bytes: &[u8], features: &[u32], done: bool) -> Item {
-        Item { origin, sha1: sha1_hex(bytes), bytes: bytes.to_vec(), features: features.to_vec(), done }
+        Item {
+            origin,
+            sha1: sha1_hex(bytes),
+            bytes: bytes.to_vec(),
+            features: features.to_vec(),
+            done,
+            unproven: false,
+        }
     }
 
     /// Runs `body` with a new corpus under `root` and a phase whose shrink
     /// jobs a worker thread answers: the result is what `shrink` makes of
-    /// the bytes, with the features it was asked to keep. Also each shrink's
-    /// proof, in the order they came.
+    /// the bytes, with the features it was asked to keep (a typed input's
+    /// shrink: stalled when the effort skips the proof). Also each shrink's
+    /// effort, in the order they came.
     fn with_phase<R>(
         root: &Path,
         shrink: fn(&[u8]) -> Vec<u8>,
         body: impl FnOnce(&mut Store, &mut Phase) -> R,
-    ) -> (R, Vec<Proof>) {
+    ) -> (R, Vec<Effort>) {
         std::fs::create_dir_all(root.join("corpus")).unwrap();
         let mut store = Store::open(&root.join("new"), &root.join("corpus"), &root.join("scratch"), "build").unwrap();
         let (jobs, worker_jobs) = crossbeam_channel::unbounded();
         let (worker_events, events) = crossbeam_channel::unbounded();
         std::thread::scope(|scope| {
             let worker = scope.spawn(move || {
-                let mut proofs = Vec::new();
+                let mut efforts = Vec::new();
                 for job in worker_jobs {
-                    let Job::Shrink { index, bytes, required, proof } = job else { panic!("only shrinks: {job:?}") };
-                    proofs.push(proof);
+                    let Job::Shrink { index, bytes, required, effort } = job else { panic!("only shrinks: {job:?}") };
+                    efforts.push(effort);
+                    let proof = effort.typed;
                     let shrunk = Shrunk {
                         bytes: shrink(&bytes),
                         features: required,
@@ -281,7 +309,7 @@ pub(crate) mod tests {
                     };
                     worker_events.send(Event::Shrunk { index, result: Ok(shrunk) }).unwrap();
                 }
-                proofs
+                efforts
             });
             let (interrupt, deadline) = (Interrupt::default(), Deadline::new(None, Instant::now()));
             let status = &mut Status::new(Display::Off, Instant::now());
@@ -295,8 +323,7 @@ pub(crate) mod tests {
 
     /// The rounds over two 64-byte inputs of a feature each, shrunk by `shrink`:
     /// the rounds run, the results' sizes, the tests of the first, and the
-    /// files of the new corpus; the first round's shrinks skip the proof,
-    /// the second's start with it, the others end with it.
+    /// files of the new corpus; each round's shrinks go with its [`effort`].
     fn rounds_of(shrink: fn(&[u8]) -> Vec<u8>) -> (usize, Vec<usize>, u64, usize) {
         let root = tempfile::tempdir().unwrap();
         let items = vec![item(0, &[b'a'; 64], &[1], false), item(1, &[b'b'; 64], &[2], false)];
@@ -307,12 +334,9 @@ pub(crate) mod tests {
             let tests = done.latest[0].as_ref().unwrap().tests;
             (done.rounds, done.results.iter().map(|r| r.bytes.len()).collect(), tests, files)
         });
-        let (rounds, proofs) = ran;
-        let expected = (1..=rounds.0).flat_map(|round| {
-            let proof = [Proof::Skipped, Proof::First].get(round - 1).copied().unwrap_or(Proof::Last);
-            [proof; 2]
-        });
-        assert_eq!(proofs, expected.collect::<Vec<_>>(), "two shrinks a round");
+        let (rounds, efforts) = ran;
+        let expected = (1..=rounds.0).flat_map(|round| [effort(round); 2]);
+        assert_eq!(efforts, expected.collect::<Vec<_>>(), "two shrinks a round");
         rounds
     }
 
@@ -321,13 +345,22 @@ pub(crate) mod tests {
         let halve = |bytes: &[u8]| bytes[..bytes.len() / 2].to_vec();
         assert_eq!(rounds_of(halve), (MAX_ROUNDS, vec![2, 2], 5, 2), "64 -> 32 -> 16 -> 8 -> 4 -> 2, one file each");
         let to_twenty = |bytes: &[u8]| bytes[..bytes.len().min(20)].to_vec();
-        assert_eq!(rounds_of(to_twenty), (2, vec![20, 20], 2, 2), "the second round saved nothing");
+        assert_eq!(rounds_of(to_twenty), (3, vec![20, 20], 3, 2), "saved nothing after 1, proven in 3");
         let by_a_twentieth = |bytes: &[u8]| bytes[..bytes.len() * 19 / 20].to_vec();
         assert_eq!(
             rounds_of(by_a_twentieth),
-            (2, vec![57, 57], 2, 2),
-            "the quick first round is always followed; 5% is not worth a third"
+            (3, vec![54, 54], 3, 2),
+            "a quick round is always followed; 5% after the proof is not worth a fourth"
         );
+    }
+
+    #[test]
+    fn typed_inputs_get_two_quick_rounds_then_the_proof_and_raw_bytes_the_proof_from_the_first() {
+        let efforts: Vec<_> = (1..=5).map(|round| (effort(round).typed, effort(round).by_size)).collect();
+        let (quick, first, last) = (Proof::Skipped, Proof::First, Proof::Last);
+        assert_eq!(efforts, [(quick, true), (quick, false), (first, false), (last, false), (last, false)]);
+        let bytes: Vec<_> = (1..=5).map(|round| effort(round).bytes).collect();
+        assert_eq!(bytes, [last, first, last, last, last]);
     }
 
     #[test]

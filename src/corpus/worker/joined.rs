@@ -2,7 +2,7 @@
 
 use crate::corpus::jobs::{Joined, Measured, Shrunk};
 use crate::corpus::worker::runner::Runner;
-use crate::corpus::worker::shrink::{covers, shrink};
+use crate::corpus::worker::shrink::{covers, shrink, Budget};
 use crate::reduce::join::{joins, padded, PAD};
 use crate::reduce::{ReduceOptions, TestCase};
 
@@ -38,7 +38,8 @@ pub fn join_and_shrink(
     };
     let Some(joined) = joined else { return Ok(done) };
     let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
-    let shrunk = shrink(runner, &joined, required, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
+    let budget = Budget::full(ReduceOptions { max_tests, ..options.clone() });
+    let shrunk = shrink(runner, &joined, required, &budget, progress)?;
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)

@@ -16,11 +16,11 @@
 //! often much less in all (decision 0038).
 
 use crate::corpus::features::{intersect, is_subset, union};
-use crate::corpus::jobs::{Measured, Part, Shrunk};
+use crate::corpus::jobs::{Effort, Measured, Part, Shrunk};
 use crate::corpus::worker::runner::Runner;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
 
-/// A quick shrink's failing steps in a row before a pass yields ([`quick`]), on a small input.
+/// A quick shrink's failing steps in a row before a pass yields ([`Budget::options`]), on a small input.
 pub const QUICK_MAX_FAILURES: u32 = 4;
 
 /// A quick shrink's passes may fail one more step in a row per this many
@@ -45,6 +45,44 @@ const SPLIT_PROBE_TESTS: u64 = 4_000;
 /// hits"; the stack-depth feature counts as one (depth takes nesting).
 const MANY_HITS_BUCKET: u32 = 6;
 
+/// What a shrink may spend: the corpus run's reduce options and its round's effort.
+#[derive(Clone, Debug)]
+pub struct Budget {
+    /// The run's options (its `proof` is the effort's).
+    pub options: ReduceOptions,
+    /// What the round asks.
+    pub effort: Effort,
+}
+
+impl Budget {
+    /// `options` as they are, for every input (their proof, the full budget).
+    pub fn full(options: ReduceOptions) -> Budget {
+        Budget { effort: Effort { typed: options.proof, by_size: false, bytes: options.proof }, options }
+    }
+
+    /// At most `max_tests` tests (the few-hits part of a split).
+    fn at_most(&self, max_tests: u64) -> Budget {
+        let max_tests = Some(self.options.max_tests.map_or(max_tests, |m| m.min(max_tests)));
+        Budget { options: ReduceOptions { max_tests, ..self.options.clone() }, effort: self.effort }
+    }
+
+    /// The options for an input of `size` bytes, typed or raw: its half of
+    /// the effort's proof; a quick shrink by size yields after
+    /// [`QUICK_MAX_FAILURES`] failing steps in a row, not the corpus mode's
+    /// 16, so a pass whose successes are over moves on sooner (decision
+    /// 0102), and one more per [`QUICK_BYTES_PER_FAILURE`] bytes: a large
+    /// input kept for a few features fails its first coarse deletions (each
+    /// takes some of what it is kept for) and stalled at once with 4, while
+    /// the bytes a success cuts there pay for the tests (decision 0107).
+    fn options(&self, typed: bool, size: usize) -> ReduceOptions {
+        let Effort { typed: proof, by_size, bytes } = self.effort;
+        let (proof, quick) = if typed { (proof, proof == Proof::Skipped && by_size) } else { (bytes, false) };
+        let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
+        let max_failures = if quick { self.options.max_failures.min(by_size) } else { self.options.max_failures };
+        ReduceOptions { proof, max_failures, ..self.options.clone() }
+    }
+}
+
 /// Shrinks `bytes` while it covers `required` ([`shrink`]); then, when the
 /// input is typed (`arbitrary` built it), the result is at least
 /// [`SPLIT_MIN_BYTES`] and `required` has features of many
@@ -55,10 +93,10 @@ pub fn shrink_and_split(
     runner: &mut Runner,
     bytes: &[u8],
     required: &[u32],
-    options: &ReduceOptions,
+    budget: &Budget,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Shrunk, String> {
-    let whole = shrink(runner, bytes, required, options, progress)?;
+    let whole = shrink(runner, bytes, required, budget, progress)?;
     if whole.unstable || cut_short(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
         return Ok(whole);
     }
@@ -73,13 +111,12 @@ pub fn shrink_and_split(
         return Ok(whole);
     }
     // Few hits first: it is the cheap one, and a split pays only when that part is small.
-    let max_tests = Some(options.max_tests.map_or(SPLIT_PROBE_TESTS, |m| m.min(SPLIT_PROBE_TESTS)));
-    let low = shrink(runner, &whole.bytes, &few, &ReduceOptions { max_tests, ..options.clone() }, progress)?;
+    let low = shrink(runner, &whole.bytes, &few, &budget.at_most(SPLIT_PROBE_TESTS), progress)?;
     let mut tests = whole.tests + low.tests;
     if low.unstable || cut_short(&low) || low.bytes.len() * SPLIT_SHARE > whole.bytes.len() {
         return Ok(Shrunk { tests, ..whole });
     }
-    let high = shrink(runner, &whole.bytes, &many, options, progress)?;
+    let high = shrink(runner, &whole.bytes, &many, budget, progress)?;
     tests += high.tests;
     if high.unstable || cut_short(&high) || high.bytes.len() + low.bytes.len() >= whole.bytes.len() {
         return Ok(Shrunk { tests, ..whole });
@@ -118,7 +155,7 @@ pub fn shrink(
     runner: &mut Runner,
     bytes: &[u8],
     required: &[u32],
-    options: &ReduceOptions,
+    budget: &Budget,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Shrunk, String> {
     let first = runner.measure(bytes);
@@ -131,7 +168,7 @@ pub fn shrink(
     }
     let (staying, checks) = enter_staying(runner, bytes, required);
     let recorded = runner.recorded();
-    let reduction = reduce(runner, bytes, staying.as_deref().unwrap_or(required), options, progress)?;
+    let reduction = reduce(runner, bytes, staying.as_deref().unwrap_or(required), budget, progress)?;
     runner.stay(false);
     let tests = reduction.stats.tests + 2 + checks + (runner.recorded() - recorded);
     let stop = reduction.stats.stop.clone();
@@ -150,7 +187,7 @@ pub fn shrink(
         Checked::Staying(runs) => {
             // Candidates passed after earlier runs that fail alone: this shrink again with fresh children.
             runner.missed_staying();
-            let again = runner.fresh(|runner| shrink(runner, bytes, required, options, progress))?;
+            let again = runner.fresh(|runner| shrink(runner, bytes, required, budget, progress))?;
             Ok(Shrunk { tests: tests + runs + again.tests, ..again })
         }
     }
@@ -223,13 +260,13 @@ fn reduce(
     runner: &mut Runner,
     bytes: &[u8],
     required: &[u32],
-    options: &ReduceOptions,
+    budget: &Budget,
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<crate::reduce::Reduction, String> {
     let examples = runner.examples(bytes)?;
     // A candidate's examples come from a run of its own, only where the input has some.
     let typed = !examples.is_empty();
-    let options = &quick(ReduceOptions { proof: proof_for(options.proof, typed), ..options.clone() }, bytes.len());
+    let options = &budget.options(typed, bytes.len());
     let initial = TestCase::new(bytes.to_vec(), examples);
     let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
         Ok(match runner.measure(candidate) {
@@ -243,37 +280,6 @@ fn reduce(
         })
     });
     Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
-}
-
-/// `options` for a quick shrink (`Proof::Skipped`) of an input of `size`
-/// bytes: each pass yields after [`QUICK_MAX_FAILURES`] failing steps in a
-/// row, not the corpus mode's 16, so a pass whose successes are over moves
-/// on sooner (decision 0102); one more per [`QUICK_BYTES_PER_FAILURE`]
-/// bytes: a large input kept for a few features fails its first coarse
-/// deletions (each takes some of what it is kept for) and stalled at once
-/// with 4, while the bytes a success cuts there pay for the tests (decision
-/// 0107). The next round's shrink goes on with the full budget.
-fn quick(options: ReduceOptions, size: usize) -> ReduceOptions {
-    match options.proof {
-        Proof::Skipped => {
-            let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
-            ReduceOptions { max_failures: options.max_failures.min(by_size), ..options }
-        }
-        _ => options,
-    }
-}
-
-/// The proof a shrink of a typed input (`typed`) or of raw bytes runs
-/// with: the first round's quick shrinks are for typed inputs only; on raw
-/// bytes the final round is where the deletions find most (their failure
-/// streaks are cut short there: decision 0015), and a quick first round
-/// left the planted bytes corpus 6-9% larger in about 40% more time
-/// (two runs; decision 0101).
-fn proof_for(asked: Proof, typed: bool) -> Proof {
-    match asked {
-        Proof::Skipped if !typed => Proof::Last,
-        asked => asked,
-    }
 }
 
 /// The features of `bytes`, when it runs normally and covers `required`.
@@ -298,26 +304,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_typed_inputs_skip_the_proof_in_the_first_round() {
-        assert_eq!(proof_for(Proof::Skipped, true), Proof::Skipped);
-        assert_eq!(proof_for(Proof::Skipped, false), Proof::Last);
-        for proof in [Proof::First, Proof::Last] {
-            assert_eq!((proof_for(proof, true), proof_for(proof, false)), (proof, proof));
-        }
-    }
-
-    #[test]
-    fn a_quick_shrinks_passes_yield_after_four_failures_or_one_more_per_256_bytes_and_the_others_keep_their_budget() {
-        let corpus = ReduceOptions { max_failures: 16, ..ReduceOptions::default() };
-        let budget = |proof, max_failures, size| {
-            quick(ReduceOptions { proof, max_failures, ..corpus.clone() }, size).max_failures
+    fn a_typed_input_takes_the_efforts_typed_half_with_the_quick_budget_by_size_and_raw_bytes_the_other() {
+        let budget = |typed, by_size, max_failures| Budget {
+            options: ReduceOptions { max_failures, ..ReduceOptions::default() },
+            effort: Effort { typed, by_size, bytes: Proof::First },
         };
-        assert_eq!(budget(Proof::Skipped, 16, 100), QUICK_MAX_FAILURES);
-        assert_eq!(budget(Proof::Skipped, 16, 1_300), QUICK_MAX_FAILURES + 1);
-        assert_eq!(budget(Proof::Skipped, 16, 2_560), 10);
-        assert_eq!(budget(Proof::Skipped, 16, 100_000), 16, "never past the full budget");
-        assert_eq!(budget(Proof::Skipped, 2, 4_000), 2, "a smaller budget stays");
-        assert_eq!((budget(Proof::First, 16, 100), budget(Proof::Last, 16, 100)), (16, 16));
+        let quick = |size| budget(Proof::Skipped, true, 16).options(true, size).max_failures;
+        assert_eq!(quick(100), QUICK_MAX_FAILURES);
+        assert_eq!(quick(1_300), QUICK_MAX_FAILURES + 1);
+        assert_eq!(quick(2_560), 10);
+        assert_eq!(quick(100_000), 16, "never past the full budget");
+        assert_eq!(budget(Proof::Skipped, true, 2).options(true, 4_000).max_failures, 2, "a smaller budget stays");
+        let full = budget(Proof::Skipped, false, 16).options(true, 100);
+        assert_eq!((full.proof, full.max_failures), (Proof::Skipped, 16), "a quick shrink at the full budget");
+        for typed in [Proof::Skipped, Proof::First, Proof::Last] {
+            let bytes = budget(typed, true, 16).options(false, 100);
+            assert_eq!((bytes.proof, bytes.max_failures), (Proof::First, 16), "raw bytes: the bytes' proof");
+        }
+        let proven = budget(Proof::Last, true, 16).options(true, 100);
+        assert_eq!((proven.proof, proven.max_failures), (Proof::Last, 16), "by size only when quick");
     }
 
     #[test]

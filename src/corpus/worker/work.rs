@@ -7,7 +7,7 @@ use crossbeam_channel::Sender;
 use crate::corpus::jobs::{Event, Job, Joined, Measured};
 use crate::corpus::worker::joined::join_and_shrink;
 use crate::corpus::worker::runner::Runner;
-use crate::corpus::worker::shrink::shrink_and_split;
+use crate::corpus::worker::shrink::{shrink_and_split, Budget};
 use crate::exec::RunningGroup;
 use crate::reduce::ReduceOptions;
 use crate::session::interrupt::Interrupt;
@@ -56,7 +56,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
             Job::Shrink { index, .. } if self.interrupt.is_raised() => {
                 Event::Shrunk { index: *index, result: Err(String::from("interrupted")) }
             }
-            Job::Shrink { index, bytes, required, proof } => {
+            Job::Shrink { index, bytes, required, effort } => {
                 let (worker, index) = (slot.index, *index);
                 if let Err(error) = runner.start_recording(self.recording.get()) {
                     return Event::Shrunk { index, result: Err(error) };
@@ -64,8 +64,8 @@ impl Work<Job, Event> for CorpusWork<'_> {
                 let mut progress = |size, tests| {
                     let _ = events.send(Event::Progress { worker, index, size, tests });
                 };
-                let options = ReduceOptions { proof: *proof, ..self.reduce.clone() };
-                let result = shrink_and_split(runner, bytes, required, &options, &mut progress);
+                let budget = Budget { options: self.reduce.clone(), effort: *effort };
+                let result = shrink_and_split(runner, bytes, required, &budget, &mut progress);
                 Event::Shrunk { index, result }
             }
             Job::Join { index, .. } if self.interrupt.is_raised() => {

@@ -20,7 +20,7 @@ use crate::corpus::jobs::{Effort, Measured, Part, Shrunk};
 use crate::corpus::worker::runner::Runner;
 use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
 
-/// A quick shrink's failing steps in a row before a pass yields ([`Budget::options`]), on a small input.
+/// A quick shrink's failing steps in a row before a pass yields (`Budget::options`), on a small input.
 pub const QUICK_MAX_FAILURES: u32 = 4;
 
 /// A quick shrink's passes may fail one more step in a row per this many

@@ -37,9 +37,7 @@ pub fn join_and_shrink(
         None => Some(a.to_vec()),
     };
     let Some(joined) = joined else { return Ok(done) };
-    let max_tests = Some(options.max_tests.map_or(JOIN_MAX_TESTS, |m| m.min(JOIN_MAX_TESTS)));
-    let budget = Budget::full(ReduceOptions { max_tests, ..options.clone() });
-    let shrunk = shrink(runner, &joined, required, &budget, progress)?;
+    let shrunk = shrink(runner, &joined, required, &Budget::full(options.clone()).at_most(JOIN_MAX_TESTS), progress)?;
     done.tests += shrunk.tests;
     done.shrunk = (!shrunk.unstable).then_some(Shrunk { tests: done.tests, ..shrunk });
     Ok(done)

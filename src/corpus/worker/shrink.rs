@@ -48,7 +48,7 @@ const MANY_HITS_BUCKET: u32 = 6;
 /// What a shrink may spend: the corpus run's reduce options and its round's effort.
 #[derive(Clone, Debug)]
 pub struct Budget {
-    /// The run's options (its `proof` is the effort's).
+    /// The run's options (their `proof` is not read: the effort's half is).
     pub options: ReduceOptions,
     /// What the round asks.
     pub effort: Effort,
@@ -60,8 +60,8 @@ impl Budget {
         Budget { effort: Effort { typed: options.proof, by_size: false, bytes: options.proof }, options }
     }
 
-    /// At most `max_tests` tests (the few-hits part of a split).
-    fn at_most(&self, max_tests: u64) -> Budget {
+    /// At most `max_tests` tests (the few-hits part of a split, a join).
+    pub fn at_most(&self, max_tests: u64) -> Budget {
         let max_tests = Some(self.options.max_tests.map_or(max_tests, |m| m.min(max_tests)));
         Budget { options: ReduceOptions { max_tests, ..self.options.clone() }, effort: self.effort }
     }

@@ -21,6 +21,8 @@ mod scheduler;
 mod shrinker;
 mod speculate;
 mod stats;
+#[cfg(test)]
+mod stop_properties;
 pub mod tape;
 mod testcase;
 pub mod text;

@@ -61,7 +61,8 @@ pub(crate) struct PassDef {
     pub(crate) tier: Tier,
     /// Runs to exhaustion in the final round: together these passes make the
     /// result 1-minimal (no single byte or example deletion, no single byte
-    /// zeroing or decrement, is still interesting).
+    /// zeroing or decrement, and on draws alone no loop's bound lowered with
+    /// its stop flag, is still interesting).
     pub(crate) guarantee: bool,
     /// One step.
     pub(crate) step: fn(&mut Shrinker<'_>, &mut Chooser<'_>) -> StepResult,

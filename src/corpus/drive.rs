@@ -26,8 +26,8 @@ pub struct Item {
     pub features: Vec<u32>,
     /// An earlier run's result: kept as it is, never shrunk again.
     pub done: bool,
-    /// The round before's shrink of it stopped before its proof: when that
-    /// shrink found nothing, the result saved for it is itself, which is
+    /// The round before's shrink of it stopped before its proof or at its
+    /// bound of tests: when that shrink found nothing, the result saved for it is itself, which is
     /// shrunk again, not taken as a finished result.
     pub unproven: bool,
 }
@@ -55,7 +55,8 @@ pub struct KeptResult {
     pub done: bool,
     /// Dropped before its shrink: the round's other results hold its features.
     pub held_elsewhere: bool,
-    /// Its shrink stopped before the proof (a quick shrink, `StopReason::Stalled`).
+    /// Its shrink stopped before the proof (a quick shrink, `StopReason::Stalled`)
+    /// or at the round's bound of tests (`StopReason::TestBudget`, decision 0111).
     pub unproven: bool,
 }
 
@@ -341,10 +342,11 @@ fn finished(
     let (bytes, features, tests, detail) = match result {
         Ok(shrunk) => {
             let detail = shrunk.unstable.then(|| String::from("its coverage varies from run to run: kept as it is"));
-            // A stalled result (a quick round's) is complete for its
-            // round: a rerun checks it, and the next round goes on from it.
+            // A stalled or bounded result (a quick round's, a glance's) is
+            // complete for its round: a rerun checks it, and the next round
+            // goes on from it.
             complete = shrunk.stop != Some(StopReason::Cancelled);
-            unproven = shrunk.stop == Some(StopReason::Stalled);
+            unproven = matches!(shrunk.stop, Some(StopReason::Stalled | StopReason::TestBudget));
             split = shrunk.split;
             (shrunk.bytes, shrunk.features, shrunk.tests, detail)
         }

@@ -62,6 +62,9 @@ pub struct Effort {
     pub by_size: bool,
     /// A raw-bytes input's proof.
     pub bytes: Proof,
+    /// A typed input's shrink stops after this many tests (`None`: no
+    /// bound but the run's); one stopped there is shrunk again next round.
+    pub typed_tests: Option<u64>,
 }
 
 /// What a worker reports.

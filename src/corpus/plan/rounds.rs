@@ -13,9 +13,11 @@
 //! 1-minimal: that proof costs most of a shrink's tests and cuts few bytes,
 //! so every kept input is cut early before any is proven (decision 0101).
 //! The second round is quick too, its passes at the full budget (decision
-//! 0109); the third starts each shrink with the proof and goes on to the
-//! end. A round runs after one that did not pay only when some shrink of
-//! that one stopped before its proof ([`effort`]).
+//! 0109); the third starts each shrink with the proof and stops it after a
+//! few hundred tests, where most of a proof's cuts come (decision 0111);
+//! the fourth starts with the proof and goes on to the end. A round runs after one that did
+//! not pay only when some shrink of that one stopped before its proof or
+//! at its bound of tests ([`effort`]).
 //!
 //! A pick is shrunk only for the features assigned to it that the round's
 //! results so far do not hold: a result keeps many common features it was
@@ -37,8 +39,8 @@ use crate::corpus::plan::cover::{assign_to_smallest, greedy_cover, Candidate, Pi
 use crate::corpus::store::Store;
 use crate::reduce::Proof;
 
-/// At most this many rounds: two quick ones and three to the end.
-pub const MAX_ROUNDS: usize = 5;
+/// At most this many rounds: two quick ones, a glance at the proof, and three to the end.
+pub const MAX_ROUNDS: usize = 6;
 
 /// Another round runs only when the last one cut its inputs' bytes by at least this share.
 pub const ROUND_GAIN: f64 = 0.10;
@@ -99,22 +101,30 @@ pub fn shrink_rounds(
     Ok(done)
 }
 
+/// A typed input's shrink in the third round stops after this many tests:
+/// its proof's first walk, where most of what a proof cuts comes (decision 0111).
+pub const GLANCE_TESTS: u64 = 500;
+
 /// What round `round` (from 1) asks of its shrinks. Typed inputs: the
 /// first two rounds are quick (no proof; the first's passes yield by the
-/// input's size, decision 0107, the second's at the full budget: most bytes
-/// of a large input go in a second quick shrink, at a fraction of a proof's
-/// tests, decision 0109), the third starts with the proof, later ones end
-/// with it. Raw bytes: the proof ends the first round's shrinks (on bytes
-/// the final round is where the deletions find most, decision 0101), starts
-/// the second's, ends the later ones'.
+/// input's size, decision 0107, the second's at the full budget, decision
+/// 0109); the third starts each shrink with the proof but stops it after
+/// [`GLANCE_TESTS`] tests: on a large input the proof's first walk cuts
+/// most, and the rest of a proof costs many times that for little
+/// (decision 0111); the fourth starts with the proof and goes on to the
+/// end, later ones end with it. Raw bytes: the proof ends the first round's shrinks
+/// (on bytes the final round is where the deletions find most, decision
+/// 0101), starts the second's, ends the later ones'.
 pub fn effort(round: usize) -> Effort {
-    let (typed, by_size, bytes) = match round {
-        1 => (Proof::Skipped, true, Proof::Last),
-        2 => (Proof::Skipped, false, Proof::First),
-        3 => (Proof::First, false, Proof::Last),
-        _ => (Proof::Last, false, Proof::Last),
+    let bytes = if round == 2 { Proof::First } else { Proof::Last };
+    let (typed, by_size, typed_tests) = match round {
+        1 => (Proof::Skipped, true, None),
+        2 => (Proof::Skipped, false, None),
+        3 => (Proof::First, false, Some(GLANCE_TESTS)),
+        4 => (Proof::First, false, None),
+        _ => (Proof::Last, false, None),
     };
-    Effort { typed, by_size, bytes }
+    Effort { typed, by_size, bytes, typed_tests }
 }
 
 /// The smallest set of `items` covering `required` (greedy), each feature
@@ -281,7 +291,8 @@ pub(crate) mod tests {
     /// Runs `body` with a new corpus under `root` and a phase whose shrink
     /// jobs a worker thread answers: the result is what `shrink` makes of
     /// the bytes, with the features it was asked to keep (a typed input's
-    /// shrink: stalled when the effort skips the proof). Also each shrink's
+    /// shrink: stalled when the effort skips the proof, stopped at its bound
+    /// when it has one, else done). Also each shrink's
     /// effort, in the order they came.
     fn with_phase<R>(
         root: &Path,
@@ -303,7 +314,11 @@ pub(crate) mod tests {
                         bytes: shrink(&bytes),
                         features: required,
                         tests: 1,
-                        stop: Some(if proof == Proof::Skipped { StopReason::Stalled } else { StopReason::Done }),
+                        stop: Some(match (proof, effort.typed_tests) {
+                            (Proof::Skipped, _) => StopReason::Stalled,
+                            (_, Some(_)) => StopReason::TestBudget,
+                            _ => StopReason::Done,
+                        }),
                         unstable: false,
                         split: None,
                     };
@@ -343,24 +358,30 @@ pub(crate) mod tests {
     #[test]
     fn rounds_go_on_while_each_cuts_a_tenth_of_the_bytes_and_stop_at_the_last() {
         let halve = |bytes: &[u8]| bytes[..bytes.len() / 2].to_vec();
-        assert_eq!(rounds_of(halve), (MAX_ROUNDS, vec![2, 2], 5, 2), "64 -> 32 -> 16 -> 8 -> 4 -> 2, one file each");
+        assert_eq!(
+            rounds_of(halve),
+            (MAX_ROUNDS, vec![1, 1], 6, 2),
+            "64 -> 32 -> 16 -> 8 -> 4 -> 2 -> 1, one file each"
+        );
         let to_twenty = |bytes: &[u8]| bytes[..bytes.len().min(20)].to_vec();
-        assert_eq!(rounds_of(to_twenty), (3, vec![20, 20], 3, 2), "saved nothing after 1, proven in 3");
+        assert_eq!(rounds_of(to_twenty), (4, vec![20, 20], 4, 2), "saved nothing after 1, proven in 4");
         let by_a_twentieth = |bytes: &[u8]| bytes[..bytes.len() * 19 / 20].to_vec();
         assert_eq!(
             rounds_of(by_a_twentieth),
-            (3, vec![54, 54], 3, 2),
-            "a quick round is always followed; 5% after the proof is not worth a fourth"
+            (4, vec![51, 51], 4, 2),
+            "a quick or bounded round is always followed; 5% after the proof is not worth a fifth"
         );
     }
 
     #[test]
-    fn typed_inputs_get_two_quick_rounds_then_the_proof_and_raw_bytes_the_proof_from_the_first() {
-        let efforts: Vec<_> = (1..=5).map(|round| (effort(round).typed, effort(round).by_size)).collect();
-        let (quick, first, last) = (Proof::Skipped, Proof::First, Proof::Last);
-        assert_eq!(efforts, [(quick, true), (quick, false), (first, false), (last, false), (last, false)]);
-        let bytes: Vec<_> = (1..=5).map(|round| effort(round).bytes).collect();
-        assert_eq!(bytes, [last, first, last, last, last]);
+    fn typed_inputs_get_two_quick_rounds_a_glance_at_the_proof_then_the_proof_and_raw_bytes_the_proof_from_the_first() {
+        let typed = |round| (effort(round).typed, effort(round).by_size, effort(round).typed_tests);
+        let efforts: Vec<_> = (1..=6).map(typed).collect();
+        let (quick, first, last, glance) = (Proof::Skipped, Proof::First, Proof::Last, Some(GLANCE_TESTS));
+        assert_eq!(efforts[..3], [(quick, true, None), (quick, false, None), (first, false, glance)]);
+        assert_eq!(efforts[3..], [(first, false, None), (last, false, None), (last, false, None)]);
+        let bytes: Vec<_> = (1..=6).map(|round| effort(round).bytes).collect();
+        assert_eq!(bytes, [last, first, last, last, last, last]);
     }
 
     #[test]

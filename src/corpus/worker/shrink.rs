@@ -57,7 +57,10 @@ pub struct Budget {
 impl Budget {
     /// `options` as they are, for every input (their proof, the full budget).
     pub fn full(options: ReduceOptions) -> Budget {
-        Budget { effort: Effort { typed: options.proof, by_size: false, bytes: options.proof }, options }
+        Budget {
+            effort: Effort { typed: options.proof, by_size: false, bytes: options.proof, typed_tests: None },
+            options,
+        }
     }
 
     /// At most `max_tests` tests (the few-hits part of a split, a join).
@@ -75,11 +78,16 @@ impl Budget {
     /// takes some of what it is kept for) and stalled at once with 4, while
     /// the bytes a success cuts there pay for the tests (decision 0107).
     fn options(&self, typed: bool, size: usize) -> ReduceOptions {
-        let Effort { typed: proof, by_size, bytes } = self.effort;
+        let Effort { typed: proof, by_size, bytes, typed_tests } = self.effort;
         let (proof, quick) = if typed { (proof, proof == Proof::Skipped && by_size) } else { (bytes, false) };
         let by_size = u32::try_from(size / QUICK_BYTES_PER_FAILURE).unwrap_or(u32::MAX).max(QUICK_MAX_FAILURES);
         let max_failures = if quick { self.options.max_failures.min(by_size) } else { self.options.max_failures };
-        ReduceOptions { proof, max_failures, ..self.options.clone() }
+        let bound = typed_tests.filter(|_| typed);
+        let max_tests = match (self.options.max_tests, bound) {
+            (Some(run), Some(round)) => Some(run.min(round)),
+            (run, round) => run.or(round),
+        };
+        ReduceOptions { proof, max_failures, max_tests, ..self.options.clone() }
     }
 }
 
@@ -97,7 +105,7 @@ pub fn shrink_and_split(
     progress: &mut dyn FnMut(usize, u64),
 ) -> Result<Shrunk, String> {
     let whole = shrink(runner, bytes, required, budget, progress)?;
-    if whole.unstable || cut_short(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
+    if whole.unstable || cut_short(&whole) || bounded(&whole) || whole.bytes.len() < SPLIT_MIN_BYTES {
         return Ok(whole);
     }
     let typed = typed(runner, &whole.bytes)?;
@@ -134,6 +142,11 @@ fn typed(runner: &mut Runner, bytes: &[u8]) -> Result<bool, String> {
 
 fn cut_short(shrunk: &Shrunk) -> bool {
     shrunk.stop == Some(StopReason::Cancelled)
+}
+
+/// Whether the shrink stopped at its test bound: a split waits for the round that shrinks it to the end.
+fn bounded(shrunk: &Shrunk) -> bool {
+    shrunk.stop == Some(StopReason::TestBudget)
 }
 
 /// `required` as (features of many hits, features of few) for a harness of `counters` counters.
@@ -307,7 +320,7 @@ mod tests {
     fn a_typed_input_takes_the_efforts_typed_half_with_the_quick_budget_by_size_and_raw_bytes_the_other() {
         let budget = |typed, by_size, max_failures| Budget {
             options: ReduceOptions { max_failures, ..ReduceOptions::default() },
-            effort: Effort { typed, by_size, bytes: Proof::First },
+            effort: Effort { typed, by_size, bytes: Proof::First, typed_tests: None },
         };
         let quick = |size| budget(Proof::Skipped, true, 16).options(true, size).max_failures;
         assert_eq!(quick(100), QUICK_MAX_FAILURES);
@@ -323,6 +336,19 @@ mod tests {
         }
         let proven = budget(Proof::Last, true, 16).options(true, 100);
         assert_eq!((proven.proof, proven.max_failures), (Proof::Last, 16), "by size only when quick");
+    }
+
+    #[test]
+    fn a_rounds_bound_of_tests_holds_for_typed_inputs_only_and_the_runs_own_bound_when_smaller() {
+        let budget = |run: Option<u64>| Budget {
+            options: ReduceOptions { max_tests: run, ..ReduceOptions::default() },
+            effort: Effort { typed: Proof::First, by_size: false, bytes: Proof::First, typed_tests: Some(500) },
+        };
+        assert_eq!(budget(None).options(true, 100).max_tests, Some(500));
+        assert_eq!(budget(None).options(false, 100).max_tests, None, "raw bytes: no round bound");
+        assert_eq!(budget(Some(200)).options(true, 100).max_tests, Some(200), "the run's bound when smaller");
+        assert_eq!(budget(Some(9_000)).options(true, 100).max_tests, Some(500));
+        assert_eq!(budget(Some(9_000)).options(false, 100).max_tests, Some(9_000));
     }
 
     #[test]

@@ -27,8 +27,8 @@ pub struct Item {
     /// An earlier run's result: kept as it is, never shrunk again.
     pub done: bool,
     /// The round before's shrink of it stopped before its proof or at its
-    /// bound of tests: when that shrink found nothing, the result saved for it is itself, which is
-    /// shrunk again, not taken as a finished result.
+    /// bound of tests: when that shrink found nothing, the result saved for
+    /// it is itself, which is shrunk again, not taken as a finished result.
     pub unproven: bool,
 }
 

@@ -15,9 +15,9 @@
 //! The second round is quick too, its passes at the full budget (decision
 //! 0109); the third starts each shrink with the proof and stops it after a
 //! few hundred tests, where most of a proof's cuts come (decision 0111);
-//! the fourth starts with the proof and goes on to the end. A round runs after one that did
-//! not pay only when some shrink of that one stopped before its proof or
-//! at its bound of tests ([`effort`]).
+//! the fourth starts with the proof and goes on to the end. A round runs
+//! after one that did not pay only when some shrink of that one stopped
+//! before its proof or at its bound of tests ([`effort`]).
 //!
 //! A pick is shrunk only for the features assigned to it that the round's
 //! results so far do not hold: a result keeps many common features it was
@@ -112,9 +112,9 @@ pub const GLANCE_TESTS: u64 = 500;
 /// [`GLANCE_TESTS`] tests: on a large input the proof's first walk cuts
 /// most, and the rest of a proof costs many times that for little
 /// (decision 0111); the fourth starts with the proof and goes on to the
-/// end, later ones end with it. Raw bytes: the proof ends the first round's shrinks
-/// (on bytes the final round is where the deletions find most, decision
-/// 0101), starts the second's, ends the later ones'.
+/// end, later ones end with it. Raw bytes: the proof ends the first
+/// round's shrinks (on bytes the final round is where the deletions find
+/// most, decision 0101), starts the second's, ends the later ones'.
 pub fn effort(round: usize) -> Effort {
     let bytes = if round == 2 { Proof::First } else { Proof::Last };
     let (typed, by_size, typed_tests) = match round {

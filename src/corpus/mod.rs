@@ -98,6 +98,9 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let interrupted = interrupt.is_raised() && !deadline.reached();
     let kept = kept_files(&phased, &inputs, &store, interrupt)?;
     store.prune(&kept)?;
+    if !interrupt.is_raised() {
+        store.finish()?;
+    }
     let Phased { measured, measure_runs, required, pinned, rounds, seconds } = phased;
     let sanitizer = corpus.project.flags.sanitizer;
     let (varying, rounds, measured) = (pinned.features.len(), &rounds, &measured);

@@ -36,6 +36,10 @@ struct Entry {
     /// no result of `original`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     seed: bool,
+    /// The run ended by itself here (no input named): its results are
+    /// final, and a rerun keeps them as they are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    finished: bool,
 }
 
 fn complete_by_default() -> bool {
@@ -86,9 +90,14 @@ impl Store {
         let dir = fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
         let state = scratch.join("corpus").join(sha1_hex(dir.as_os_str().as_encoded_bytes()));
         let (journal, copies) = (state.join("journal"), state.join("results"));
-        let entries = read_journal(&journal)?;
+        let mut entries = read_journal(&journal)?;
+        // The last run's results are final only when it ended by itself (not
+        // Ctrl-C, `--max-time`, a kill): else they are inputs shrunk on.
+        let finished = entries.last().is_some_and(|e| e.finished);
+        entries.retain(|e| !e.finished);
         let ours: HashSet<String> = entries.iter().map(|e| e.result.clone()).collect();
-        let results: HashSet<String> = entries.iter().filter(|e| !e.seed).map(|e| e.result.clone()).collect();
+        let results: HashSet<String> =
+            entries.iter().filter(|e| finished && !e.seed).map(|e| e.result.clone()).collect();
         let done = entries
             .into_iter()
             .filter(|e| e.build == build && !e.seed)
@@ -218,7 +227,14 @@ impl Store {
 
     /// A journal line of this build (fields to fill in).
     fn entry(&self) -> Entry {
-        Entry { build: self.build.clone(), original: String::new(), result: String::new(), complete: true, seed: false }
+        let build = self.build.clone();
+        Entry { build, original: String::new(), result: String::new(), complete: true, seed: false, finished: false }
+    }
+
+    /// Journals that the run ended by itself: a rerun keeps its results as
+    /// they are (an incremental run); without this line it shrinks them on.
+    pub fn finish(&self) -> anyhow::Result<()> {
+        self.journal_line(Entry { finished: true, ..self.entry() })
     }
 
     /// Appends `entry` to the journal.
@@ -356,15 +372,35 @@ mod tests {
             .map(|(path, done)| (path.file_name().unwrap().to_string_lossy().into_owned(), *done))
             .collect();
         previous.sort();
-        let mut expected = [(sha1_hex(b"found"), true), (name.clone(), true)];
+        let mut expected = [(sha1_hex(b"found"), true), (name.clone(), false)];
         expected.sort();
-        assert_eq!(previous, expected, "a file libFuzzer named is taken");
+        assert_eq!(previous, expected, "a file libFuzzer named is taken; ours are shrunk on (no run finished)");
         let copy =
             scratch.join("corpus").join(sha1_hex(fs::canonicalize(&out).unwrap().as_os_str().as_encoded_bytes()));
         assert_eq!(fs::read(copy.join("results").join(sha1_hex(b"found"))).unwrap(), b"found", "and kept aside");
         let inside = Store::open(&source.join("new"), &source, &scratch, "b").unwrap_err().to_string();
         assert!(inside.contains("apart from the corpus"), "{inside}");
         assert!(!source.join("new").exists(), "nothing is created in the corpus");
+    }
+
+    #[test]
+    fn a_rerun_keeps_the_results_as_they_are_only_when_the_last_run_finished() {
+        let root = tempfile::tempdir().unwrap();
+        let (source, out, scratch) = (root.path().join("corpus"), root.path().join("new"), root.path().join("s"));
+        fs::create_dir(&source).unwrap();
+        let done = |store: &Store| store.previous().iter().map(|(_, done)| *done).collect::<Vec<bool>>();
+        Store::open(&out, &source, &scratch, "build-1").unwrap().seed([&b"seed"[..]]).unwrap();
+        let mut store = Store::open(&out, &source, &scratch, "build-1").unwrap();
+        store.save("orig", b"result", true).unwrap();
+        store.finish().unwrap();
+        let mut store = Store::open(&out, &source, &scratch, "build-1").unwrap();
+        let mut previous = done(&store);
+        previous.sort();
+        assert_eq!(previous, [false, true], "a finished run's result is done, a seed written as it was is not");
+        store.save("orig-2", b"result-2", true).unwrap();
+        let stopped = Store::open(&out, &source, &scratch, "build-1").unwrap();
+        assert!(done(&stopped).iter().all(|d| !d), "a run stopped after the finished one: every result shrunk on");
+        assert_eq!(stopped.finished("orig-2").map(|s| s.bytes), Some(b"result-2".to_vec()), "its saved results replay");
     }
 
     #[test]
@@ -383,6 +419,7 @@ mod tests {
         store.release(&result).unwrap();
         assert!(out.join(&result).exists(), "still held by the other input's result");
         assert_eq!(store.held(), HashSet::from([result.clone(), sha1_hex(b"two")]));
+        store.finish().unwrap();
         let mut again = Store::open(&out, &source, &scratch, "b").unwrap();
         let done: Vec<bool> = again.previous().iter().map(|(_, done)| *done).collect();
         assert_eq!(done.len(), 2);

@@ -271,7 +271,10 @@ fn two_large_results_join_into_one_smaller_input_and_a_rerun_keeps_it() {
     }
     assert!(!pairs.is_empty(), "a pair joined: {report:#}");
     for (result, pair) in &pairs {
-        assert!(pair.len() >= 2, "every joined input's result is the joined one: {pair:#?}");
+        // Two inputs' results, or one input's result and the part split off it.
+        let parts =
+            pair.len() + pair.iter().filter(|i| i["split_off"].as_array().is_some_and(|s| !s.is_empty())).count();
+        assert!(parts >= 2, "every joined input's result is the joined one: {pair:#?}");
         let apart: u64 = pair.iter().map(|i| i["size"].as_u64().unwrap()).sum();
         assert!(pair[0]["result_size"].as_u64().unwrap() < apart, "{pair:#?}");
         assert!(written.contains(*result), "{written:?}");
@@ -378,6 +381,36 @@ fn max_time_bounds_the_whole_run_which_ends_with_a_complete_corpus() {
     assert_eq!(files(&output).len(), kept, "the inputs the cover keeps, as they are");
     assert_eq!(report["after"]["files"].as_u64().unwrap() as usize, kept);
     assert!(covers_by_libfuzzer(&output, &corpus));
+}
+
+#[test]
+fn a_run_stopped_in_its_rounds_is_gone_on_with_by_the_rerun_and_a_finished_one_kept_as_it_is() {
+    let dir = generate("scene", 100, 31);
+    let corpus = dir.path().join("corpus");
+    let output = dir.path().join("new");
+    // Both harnesses built first (a one-input run): the time bound is the rounds'.
+    let (one, first) = (dir.path().join("one"), files(&corpus).into_iter().next().unwrap().0);
+    std::fs::create_dir(&one).unwrap();
+    std::fs::copy(corpus.join(&first), one.join(&first)).unwrap();
+    assert_eq!(run_corpus("scene", &one, &dir.path().join("one-new"), &[]).code, Some(0));
+    let stopped = run_corpus("scene", &corpus, &output, &["--workers", "1", "--max-time", "4s"]);
+    assert_eq!(stopped.code, Some(0), "{}", stopped.stderr);
+    assert_eq!(stopped.report["stopped_at_max_time"], true, "{}", stopped.stderr);
+    let inputs = stopped.report["inputs"].as_array().unwrap();
+    let shrunk = |i: &&Value| i["result_size"].as_u64().is_some_and(|r| r < i["size"].as_u64().unwrap());
+    assert!(inputs.iter().any(|i| shrunk(&i)), "some results were saved before the stop: {}", stopped.stderr);
+    let kept_line =
+        |stderr: &str| stderr.lines().find(|l| l.contains("inputs that run normally")).unwrap_or("").to_owned();
+    let again = run_corpus("scene", &corpus, &output, &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(again.report["stopped_at_max_time"], false);
+    assert!(!kept_line(&again.stderr).contains("kept as they are"), "shrunk on: {}", again.stderr);
+    assert_eq!(again.report["covers_every_feature"], true, "{:#}", again.report);
+    let bytes = |run: &CorpusRun| run.report["after"]["bytes"].as_u64().unwrap();
+    assert!(bytes(&again) <= bytes(&stopped), "{} then {}", bytes(&stopped), bytes(&again));
+    let third = run_corpus("scene", &corpus, &output, &[]);
+    assert!(kept_line(&third.stderr).contains("kept as they are; shrinking the other 0"), "{}", third.stderr);
+    assert_eq!(bytes(&third), bytes(&again));
 }
 
 /// The binaries a run's "built PATH in TIME" lines name, in order.

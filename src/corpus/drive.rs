@@ -145,18 +145,19 @@ pub fn measure_all(inputs: &[CorpusInput], first: Option<&Measures>, phase: &mut
     Measures { measured: measured.collect(), varying, runs }
 }
 
-/// Shrinks each picked item (or checks the result an earlier run saved) and
-/// saves it as it finishes; returns one result per pick, in pick order.
-/// The picks go out as workers free up, each to keep only what the round's
-/// results so far do not hold ([`Dispatch`]).
+/// Shrinks the first `shrunk` picked items (or checks the result an earlier
+/// run saved) and saves each as it finishes; the picks after them wait, kept
+/// as they are for the next round. Returns one result per pick, in pick
+/// order. The picks go out as workers free up, each to keep only what the
+/// round's results so far do not hold ([`Dispatch`]).
 pub fn shrink_kept(
     items: &[Item],
     picks: &[Pick],
-    effort: Effort,
+    (effort, shrunk): (Effort, usize),
     store: &mut Store,
     phase: &mut Phase,
 ) -> anyhow::Result<Vec<KeptResult>> {
-    let mut round = Dispatch::new(items, picks, effort);
+    let mut round = Dispatch::new(items, picks, effort, shrunk);
     round.fill(store, phase)?;
     let slot_of = |index: usize| picks.iter().position(|p| p.index == index).expect("a picked input");
     while round.in_flight > 0 {
@@ -217,20 +218,22 @@ struct Dispatch<'a> {
     next: usize,
     /// Jobs out.
     in_flight: usize,
+    /// The picks from here on wait for the next round.
+    waiting: usize,
 }
 
 impl<'a> Dispatch<'a> {
-    fn new(items: &'a [Item], picks: &'a [Pick], effort: Effort) -> Dispatch<'a> {
+    fn new(items: &'a [Item], picks: &'a [Pick], effort: Effort, waiting: usize) -> Dispatch<'a> {
         let results = picks
             .iter()
             .map(|p| KeptResult { index: p.index, origin: items[p.index].origin, ..KeptResult::default() })
             .collect();
         let (required, saved) = (vec![Vec::new(); picks.len()], vec![Vec::new(); picks.len()]);
-        Dispatch { items, picks, effort, results, required, saved, held: Vec::new(), next: 0, in_flight: 0 }
+        Dispatch { items, picks, effort, results, required, saved, held: Vec::new(), next: 0, in_flight: 0, waiting }
     }
 
     /// Sends picks until each worker has one (or none is left); the ones
-    /// that need no job (done, or held by results) end at once.
+    /// that need no job (done, held by results, or waiting) end at once.
     fn fill(&mut self, store: &mut Store, phase: &mut Phase) -> anyhow::Result<()> {
         while self.in_flight < phase.workers && self.next < self.picks.len() {
             let slot = self.next;
@@ -245,6 +248,10 @@ impl<'a> Dispatch<'a> {
             if self.required[slot].is_empty() && !phase.interrupt.is_raised() {
                 store.release(&item.sha1)?;
                 self.done(slot, held_elsewhere(pick.index, item));
+                continue;
+            }
+            if slot >= self.waiting {
+                self.done(slot, waits(pick.index, item));
                 continue;
             }
             let job = match store.finished(&item.sha1) {
@@ -292,6 +299,12 @@ fn as_it_is(index: usize, item: &Item) -> KeptResult {
         done: true,
         ..KeptResult::default()
     }
+}
+
+/// A pick that waits for the next round: its file as it is, unproven, no test.
+fn waits(index: usize, item: &Item) -> KeptResult {
+    let (file, bytes, features) = (Some(item.sha1.clone()), item.bytes.clone(), item.features.clone());
+    KeptResult { index, origin: item.origin, file, bytes, features, unproven: true, ..KeptResult::default() }
 }
 
 /// An earlier run's results for a kept item, when they still cover the
@@ -395,26 +408,22 @@ mod tests {
         Store::open(&root.join("new"), &source, &root.join("scratch"), "build").unwrap()
     }
 
-    #[test]
-    fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
+    /// Runs a round of `picks` over `items` on one fake worker, whose shrink
+    /// halves its input and keeps the original's features, the first `shrunk`
+    /// picks shrunk: the round's results and the jobs sent (index, required).
+    fn fake_round(
+        items: &[Item],
+        picks: &[Pick],
+        shrunk: usize,
+        store: &mut Store,
+    ) -> (Vec<KeptResult>, Vec<(usize, Vec<u32>)>) {
         use crate::corpus::display::Status;
-        use crate::corpus::plan::rounds::{effort, tests::item};
+        use crate::corpus::plan::rounds::effort;
         use std::time::Instant;
 
-        let root = tempfile::tempdir().unwrap();
-        let mut store = store(root.path());
-        let items = [
-            item(0, &[b'a'; 300], &[1, 2, 3], false),
-            item(1, b"bbb", &[2, 3], false),
-            item(2, b"cc", &[3, 4, 5], false),
-        ];
-        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
-        let pick = |index: usize, assigned: &[u32]| Pick { index, assigned: assigned.to_vec() };
-        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
-        // A shrink halves its input, which keeps the features of the original (the first one's, 2 and 3 too).
         let (jobs, worker_jobs) = crossbeam_channel::unbounded();
         let (worker_events, events) = crossbeam_channel::unbounded();
-        let sent = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
                 let mut sent = Vec::new();
                 for job in worker_jobs {
@@ -430,16 +439,53 @@ mod tests {
             let status = &mut Status::new(crate::session::progress::Display::Off, Instant::now());
             let mut phase =
                 Phase { jobs: &jobs, events: &events, status, interrupt: &interrupt, deadline: &deadline, workers: 1 };
-            let results = shrink_kept(&items, &picks, effort(1), &mut store, &mut phase).unwrap();
-            let ends: Vec<(bool, bool)> = results.iter().map(|r| (r.file.is_some(), r.held_elsewhere)).collect();
-            assert_eq!(ends, [(true, false), (false, true), (true, false)], "the second is held by the first's result");
+            let results = shrink_kept(items, picks, (effort(1), shrunk), store, &mut phase).unwrap();
             drop(jobs);
-            worker.join().unwrap()
-        });
+            (results, worker.join().unwrap())
+        })
+    }
+
+    fn pick(index: usize, assigned: &[u32]) -> Pick {
+        Pick { index, assigned: assigned.to_vec() }
+    }
+
+    fn three_items() -> [Item; 3] {
+        use crate::corpus::plan::rounds::tests::item;
+        [item(0, &[b'a'; 300], &[1, 2, 3], false), item(1, b"bbb", &[2, 3], false), item(2, b"cc", &[3, 4, 5], false)]
+    }
+
+    #[test]
+    fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
+        let root = tempfile::tempdir().unwrap();
+        let mut store = store(root.path());
+        let items = three_items();
+        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
+        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
+        // A shrink halves its input, which keeps the features of the original (the first one's, 2 and 3 too).
+        let (results, sent) = fake_round(&items, &picks, picks.len(), &mut store);
+        let ends: Vec<(bool, bool)> = results.iter().map(|r| (r.file.is_some(), r.held_elsewhere)).collect();
+        assert_eq!(ends, [(true, false), (false, true), (true, false)], "the second is held by the first's result");
         assert_eq!(sent, [(0, vec![1]), (2, vec![4, 5])], "no job for the dropped pick");
         let held = store.held();
         assert!(!held.contains(&items[1].sha1), "the dropped pick's file went");
         assert_eq!(held.len(), 2, "the two results: {held:?}");
+    }
+
+    #[test]
+    fn a_pick_that_waits_keeps_its_file_unproven_for_the_next_round_and_one_held_elsewhere_still_goes() {
+        let root = tempfile::tempdir().unwrap();
+        let mut store = store(root.path());
+        let items = three_items();
+        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
+        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
+        let (results, sent) = fake_round(&items, &picks, 1, &mut store);
+        assert_eq!(sent, [(0, vec![1])], "only the first pick is shrunk");
+        assert!(results[1].held_elsewhere && results[1].file.is_none(), "held by the first's result: {:?}", results[1]);
+        let waiting = &results[2];
+        assert_eq!(waiting.file.as_deref(), Some(items[2].sha1.as_str()), "its file as it is");
+        assert_eq!((waiting.bytes.as_slice(), waiting.features.as_slice()), (&b"cc"[..], &[3, 4, 5][..]));
+        assert!(waiting.unproven && !waiting.done && waiting.tests == 0, "shrunk in a later round: {waiting:?}");
+        assert!(store.held().contains(&items[2].sha1), "its file stays in the new corpus");
     }
 
     #[test]

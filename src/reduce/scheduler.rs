@@ -71,7 +71,7 @@ struct Scheduler {
 /// Runs passes until none improves the best test case or a budget runs out.
 pub(crate) fn run(mut shrinker: Shrinker<'_>) -> Reduction {
     let lowering = shrinker.options().lowering;
-    let passes = PASSES.iter().filter(|p| lowering || p.tier < Tier::Lower).collect();
+    let passes = PASSES.iter().filter(|p| lowering || p.shortens()).collect();
     let mut scheduler = Scheduler::new(&mut shrinker, passes);
     let stop = loop {
         // A polish move that made the input shorter sends it back to the
@@ -466,6 +466,23 @@ mod tests {
         with_scheduler(&corpus, |shrinker, scheduler| {
             assert_eq!(scheduler.final_passes(shrinker, &all), all, "a corpus's shrink runs every pass");
         });
+    }
+
+    /// Only the size counts in the corpus mode: no lowering, no `switch-variants` (decision 0113).
+    #[test]
+    fn where_only_the_size_counts_the_passes_that_make_values_simpler_are_left_out() {
+        use super::{Tier, PASSES};
+        let shortening: Vec<&str> = PASSES.iter().filter(|p| p.shortens()).map(|p| p.name).collect();
+        assert!(!shortening.contains(&"switch-variants"));
+        assert!(PASSES.iter().any(|p| p.name == "switch-variants"), "the pass left out exists");
+        let before_lowering = PASSES.iter().filter(|p| p.tier < Tier::Lower).count();
+        assert_eq!(shortening.len(), before_lowering - 1);
+        let mut oracle =
+            |bytes: &[u8]| if bytes.contains(&b'x') { Verdict::Interesting(Vec::new()) } else { Verdict::Boring };
+        let corpus = ReduceOptions { lowering: false, ..ReduceOptions::default() };
+        let reduction = reduce_with(b"aaxbb", &mut oracle, &corpus, &mut Quiet).unwrap();
+        let ran: Vec<&str> = reduction.stats.passes.iter().map(|p| p.name).collect();
+        assert_eq!(ran, shortening, "the passes a corpus shrink runs");
     }
 
     #[test]

@@ -60,7 +60,7 @@ fn the_corpus_summary_reads_the_same_run_after_run() {
         (r"built \S+ in \S+", "built [HARNESS] in [TIME]"),
         (r"\d+(\.\d+)?(ns|µs|ms|s)\b", "[TIME]"),
         (r"\d+(\.\d+)? (files|bytes|features|tests|rounds|results|inputs|distinct)", "[N] $2"),
-        (r"\d+(\.\d+)?(%| of the| joined)", "[N]$2"),
+        (r"\d+(\.\d+)?(%| of the| joined| that hold)", "[N]$2"),
     ] }, {
         insta::assert_snapshot!("corpus_summary", text);
     });

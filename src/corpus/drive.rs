@@ -449,18 +449,23 @@ mod tests {
         Pick { index, assigned: assigned.to_vec() }
     }
 
-    fn three_items() -> [Item; 3] {
+    /// Three items in a store, and a pick of each.
+    fn three_picks(root: &std::path::Path) -> (Store, [Item; 3], [Pick; 3]) {
         use crate::corpus::plan::rounds::tests::item;
-        [item(0, &[b'a'; 300], &[1, 2, 3], false), item(1, b"bbb", &[2, 3], false), item(2, b"cc", &[3, 4, 5], false)]
+        let mut store = store(root);
+        let items = [
+            item(0, &[b'a'; 300], &[1, 2, 3], false),
+            item(1, b"bbb", &[2, 3], false),
+            item(2, b"cc", &[3, 4, 5], false),
+        ];
+        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
+        (store, items, [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])])
     }
 
     #[test]
     fn a_pick_keeps_only_what_the_rounds_results_do_not_hold_and_is_dropped_when_they_hold_it_all() {
         let root = tempfile::tempdir().unwrap();
-        let mut store = store(root.path());
-        let items = three_items();
-        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
-        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
+        let (mut store, items, picks) = three_picks(root.path());
         // A shrink halves its input, which keeps the features of the original (the first one's, 2 and 3 too).
         let (results, sent) = fake_round(&items, &picks, picks.len(), &mut store);
         let ends: Vec<(bool, bool)> = results.iter().map(|r| (r.file.is_some(), r.held_elsewhere)).collect();
@@ -474,10 +479,7 @@ mod tests {
     #[test]
     fn a_pick_that_waits_keeps_its_file_unproven_for_the_next_round_and_one_held_elsewhere_still_goes() {
         let root = tempfile::tempdir().unwrap();
-        let mut store = store(root.path());
-        let items = three_items();
-        store.seed(items.iter().map(|i| i.bytes.as_slice())).unwrap();
-        let picks = [pick(0, &[1]), pick(1, &[2]), pick(2, &[4, 5])];
+        let (mut store, items, picks) = three_picks(root.path());
         let (results, sent) = fake_round(&items, &picks, 1, &mut store);
         assert_eq!(sent, [(0, vec![1])], "only the first pick is shrunk");
         assert!(results[1].held_elsewhere && results[1].file.is_none(), "held by the first's result: {:?}", results[1]);

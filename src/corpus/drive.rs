@@ -30,6 +30,9 @@ pub struct Item {
     /// bound of tests: when that shrink found nothing, the result saved for
     /// it is itself, which is shrunk again, not taken as a finished result.
     pub unproven: bool,
+    /// A stopped run's result, read from its output (`CorpusInput::from_output`):
+    /// the first cover takes these before the corpus's inputs (decision 0114).
+    pub earlier: bool,
 }
 
 /// A kept item's end.
@@ -501,6 +504,7 @@ mod tests {
             features: vec![1, 2, 3],
             done: false,
             unproven: false,
+            earlier: false,
         };
         let covered = |features: &[u32]| Measured::Covered(features.to_vec());
         let parts = || vec![b"high".to_vec(), b"low".to_vec()];

@@ -21,6 +21,10 @@ pub struct CorpusInput {
     /// A file of an earlier output has this content and is a result: it is
     /// kept as it is, never shrunk again.
     pub done: bool,
+    /// Only a file of an earlier output that is not done has this content (a
+    /// stopped run's result): shrunk on, covered for before the corpus's
+    /// inputs (decision 0114).
+    pub from_output: bool,
 }
 
 impl CorpusInput {
@@ -45,7 +49,7 @@ pub fn collect(dir: &Path) -> anyhow::Result<Vec<CorpusInput>> {
             Some(&first) => inputs[first].duplicates.push(input.name),
             None => {
                 by_hash.insert(sha1.clone(), inputs.len());
-                inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done: false });
+                inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done: false, from_output: false });
             }
         }
     }
@@ -63,7 +67,10 @@ pub fn add_previous(inputs: &mut Vec<CorpusInput>, previous: &[(PathBuf, bool)])
         let sha1 = sha1_hex(bytes);
         match by_hash.get(&sha1) {
             Some(&at) => inputs[at].done |= done,
-            None => inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done: *done }),
+            None => {
+                let (done, from_output) = (*done, !done);
+                inputs.push(CorpusInput { input, sha1, duplicates: Vec::new(), done, from_output });
+            }
         }
     }
 }
@@ -102,5 +109,26 @@ mod tests {
         assert_eq!(inputs[2].duplicates, [dir.path().join("sub/c").display().to_string()]);
         assert_eq!(inputs[2].sha1, sha1_hex(b"x"));
         assert!(collect(&dir.path().join("missing")).is_err());
+    }
+
+    #[test]
+    fn an_earlier_outputs_files_join_the_inputs_done_when_results_and_from_the_output_when_only_it_has_them() {
+        let (corpus, output) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        fs::write(corpus.path().join("a"), "in both").unwrap();
+        fs::write(corpus.path().join("b"), "shrunk, in both").unwrap();
+        let mut inputs = collect(corpus.path()).unwrap();
+        let file = |name: &str, content: &str| {
+            fs::write(output.path().join(name), content).unwrap();
+            output.path().join(name)
+        };
+        let previous = [
+            (file("1", "in both"), false),
+            (file("2", "shrunk, in both"), true),
+            (file("3", "a stopped run's result"), false),
+            (file("4", "a finished run's result"), true),
+        ];
+        add_previous(&mut inputs, &previous);
+        let marks: Vec<(bool, bool)> = inputs.iter().map(|i| (i.done, i.from_output)).collect();
+        assert_eq!(marks, [(false, false), (true, false), (false, true), (true, false)]);
     }
 }

@@ -362,6 +362,7 @@ fn normal_items(inputs: &[CorpusInput], measured: &[Measured]) -> Vec<Item> {
                 features: features.clone(),
                 done: input.done,
                 unproven: false,
+                earlier: input.from_output,
             }),
             _ => None,
         })
@@ -395,7 +396,7 @@ mod tests {
     /// A corpus input of `bytes` (no duplicates, not done).
     fn input(bytes: &[u8]) -> CorpusInput {
         let input = Input { name: format!("corpus/{}", sha1_hex(bytes)), bytes: Ok(bytes.to_vec()) };
-        CorpusInput { input, sha1: sha1_hex(bytes), duplicates: Vec::new(), done: false }
+        CorpusInput { input, sha1: sha1_hex(bytes), duplicates: Vec::new(), done: false, from_output: false }
     }
 
     /// Each item's origin and features, to compare.

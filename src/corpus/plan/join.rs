@@ -236,7 +236,15 @@ pub fn decide(
         return Ok(None);
     }
     let sha1 = store.save(key, &shrunk.bytes, true)?;
-    let item = Item { origin, sha1, bytes: shrunk.bytes, features: shrunk.features, done: false, unproven: false };
+    let item = Item {
+        origin,
+        sha1,
+        bytes: shrunk.bytes,
+        features: shrunk.features,
+        done: false,
+        unproven: false,
+        earlier: false,
+    };
     Ok(Some(Taken { item, tests }))
 }
 
@@ -290,6 +298,7 @@ pub(crate) mod tests {
             features: features.to_vec(),
             done: false,
             unproven: false,
+            earlier: false,
         };
         Entry { item, origins: vec![origin] }
     }

@@ -95,7 +95,7 @@ pub fn shrink_rounds(
             .filter_map(|k| {
                 let sha1 = k.file?;
                 let (bytes, features, done, unproven) = (k.bytes, k.features, k.done, k.unproven);
-                Some(Item { origin: k.origin, sha1, bytes, features, done, unproven })
+                Some(Item { origin: k.origin, sha1, bytes, features, done, unproven, earlier: false })
             })
             .collect();
         let after: usize = items.iter().map(|i| i.bytes.len()).sum();
@@ -164,12 +164,18 @@ pub fn shrunk(round: usize, picks: &[Pick], items: &[Item]) -> usize {
 /// assigned to the smallest kept item that has it. Done items (an earlier
 /// run's results) are covered for first and keep what they have: the others
 /// are kept, and shrunk, only for what no done item has (an incremental run).
+/// Then a stopped run's results (`Item::earlier`), so that its rerun goes on
+/// from them, not from a cover of the corpus that is larger (decision 0114);
+/// then the rest for what is left.
 pub fn cover(items: &[Item], required: &[u32]) -> Vec<Pick> {
-    let (done, fresh): (Vec<usize>, Vec<usize>) = (0..items.len()).partition(|&i| items[i].done);
-    let mut picks = cover_of(items, &done, required);
-    let held = union(picks.iter().map(|p| p.assigned.as_slice()));
-    let left: Vec<u32> = required.iter().copied().filter(|f| held.binary_search(f).is_err()).collect();
-    picks.extend(cover_of(items, &fresh, &left));
+    let group = |i: usize| if items[i].done { 0 } else { 1 + usize::from(!items[i].earlier) };
+    let mut picks = Vec::new();
+    for rank in 0..3 {
+        let indices: Vec<usize> = (0..items.len()).filter(|&i| group(i) == rank).collect();
+        let held = union(picks.iter().map(|p: &Pick| p.assigned.as_slice()));
+        let left: Vec<u32> = required.iter().copied().filter(|f| held.binary_search(f).is_err()).collect();
+        picks.extend(cover_of(items, &indices, &left));
+    }
     picks
 }
 
@@ -326,6 +332,7 @@ pub(crate) mod tests {
             features: features.to_vec(),
             done,
             unproven: false,
+            earlier: false,
         }
     }
 
@@ -452,6 +459,26 @@ pub(crate) mod tests {
         let picks: Vec<(usize, Vec<u32>)> =
             cover(&fresh, &[1, 2, 3]).into_iter().map(|p| (p.index, p.assigned)).collect();
         assert_eq!(picks, [(1, vec![1, 2, 3])], "features not required are not assigned");
+    }
+
+    /// A rerun after a stop goes on from the stopped run's results: they are
+    /// covered for before the corpus's inputs, which keep only the rest
+    /// (decision 0114).
+    #[test]
+    fn the_cover_takes_a_stopped_runs_results_after_the_done_items_and_before_the_corpus() {
+        let earlier = |mut item: Item| {
+            item.earlier = true;
+            item
+        };
+        let items = [
+            item(0, b"a corpus input of every feature", &[1, 2, 3, 4], false),
+            earlier(item(1, b"stopped result", &[1, 2], false)),
+            earlier(item(2, b"another one", &[3], false)),
+            item(3, b"done", &[2], true),
+        ];
+        let picks: Vec<(usize, Vec<u32>)> =
+            cover(&items, &[1, 2, 3, 4]).into_iter().map(|p| (p.index, p.assigned)).collect();
+        assert_eq!(picks, [(3, vec![2]), (2, vec![3]), (1, vec![1]), (0, vec![4])], "the corpus input keeps only 4");
     }
 
     /// A shrink that keeps its input as it is.

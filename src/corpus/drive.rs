@@ -304,10 +304,9 @@ fn as_it_is(index: usize, item: &Item) -> KeptResult {
     }
 }
 
-/// A pick that waits for the next round: its file as it is, unproven, no test.
+/// A pick that waits for the next round: its file as it is, as a done item's, but unproven.
 fn waits(index: usize, item: &Item) -> KeptResult {
-    let (file, bytes, features) = (Some(item.sha1.clone()), item.bytes.clone(), item.features.clone());
-    KeptResult { index, origin: item.origin, file, bytes, features, unproven: true, ..KeptResult::default() }
+    KeptResult { detail: None, done: false, unproven: true, ..as_it_is(index, item) }
 }
 
 /// An earlier run's results for a kept item, when they still cover the

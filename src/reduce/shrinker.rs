@@ -11,6 +11,7 @@ use super::draws::typed_order;
 use super::memo::EditMemo;
 use super::oracle::{Oracle, Verdict};
 use super::stats::{Observer, PassStats, Progress, Stats, StopReason};
+use super::tape::{self, Read};
 use super::testcase::TestCase;
 use super::text;
 use super::{ReduceOptions, Reduction};
@@ -63,6 +64,11 @@ pub(crate) struct Shrinker<'a> {
     /// Set while the scheduler predicts the next candidates: they are
     /// collected instead of run.
     dry: Option<DryRun>,
+    /// The best test case's reads ([`tape::reads`]) and the generation they
+    /// are of: a step on the reads runs once per test, most of them on the
+    /// same best, and reading them again cost a sixth of the tool's own time
+    /// in corpus mode.
+    reads: Option<(u64, Option<Arc<[Read]>>)>,
 }
 
 /// The candidates a prediction collected (each one as `run_if` would have run it).
@@ -104,6 +110,7 @@ impl<'a> Shrinker<'a> {
             ahead: VecDeque::new(),
             hinted: false,
             dry: None,
+            reads: None,
         }
     }
 
@@ -115,6 +122,19 @@ impl<'a> Shrinker<'a> {
     /// The best test case so far, to keep while it changes.
     pub(crate) fn shared(&self) -> Arc<TestCase> {
         Arc::clone(&self.best)
+    }
+
+    /// The best test case's reads, once per generation; `None` when its
+    /// lengths do not fit the model ([`tape::reads`]).
+    pub(crate) fn reads(&mut self) -> Option<Arc<[Read]>> {
+        match &self.reads {
+            Some((generation, reads)) if *generation == self.generation => reads.clone(),
+            _ => {
+                let reads: Option<Arc<[Read]>> = tape::reads(&self.best).map(Arc::from);
+                self.reads = Some((self.generation, reads.clone()));
+                reads
+            }
+        }
     }
 
     /// Changes whenever the best test case does.
@@ -476,6 +496,24 @@ mod tests {
         assert_eq!((sh.stats.tests, sh.stats.cache_hits), (2, 1));
         assert!(sh.consider(input("ab", 7)).unwrap());
         assert_eq!((sh.best().bytes.clone(), sh.generation()), (input("ab", 7), 1));
+    }
+
+    #[test]
+    fn the_reads_are_those_of_the_best_as_it_is_now() {
+        let ty = ty();
+        let mut oracle = Recorder::new(&ty, holds);
+        let (options, mut quiet) = (ReduceOptions::default(), Quiet);
+        let start = input("abc", 7);
+        let mut sh =
+            Shrinker::new(TestCase::new(start.clone(), decode(&ty, &start).1), &mut oracle, &options, &mut quiet);
+        sh.add_pass("test");
+        let text = |reads: Arc<[Read]>| reads.iter().find(|r| matches!(r, Read::Front(b) if b.len() != 1)).cloned();
+        assert_eq!(text(sh.reads().expect("fits")), Some(Read::Front(b"abc".to_vec())));
+        assert!(!sh.consider(input("ab", 8)).unwrap(), "boring: the best stays");
+        assert_eq!(text(sh.reads().expect("fits")), Some(Read::Front(b"abc".to_vec())));
+        assert!(sh.consider(input("ab", 7)).unwrap());
+        assert_eq!(text(sh.reads().expect("fits")), Some(Read::Front(b"ab".to_vec())), "read again for the new best");
+        assert_eq!(sh.reads().as_deref(), tape::reads(sh.best()).as_deref());
     }
 
     #[test]

@@ -49,33 +49,63 @@ fn read(bytes: &[u8], draw: &Draw) -> Option<Read> {
     }
 }
 
+/// A read borrowed for writing: [`write_views`] writes these without copying
+/// any read's bytes first (a move on the reads deletes a few and keeps the
+/// rest as they are).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View<'a> {
+    /// Bytes taken from the front.
+    Front(&'a [u8]),
+    /// A length taken from the back: its value.
+    Len(u64),
+}
+
+impl Read {
+    /// The read, borrowed.
+    pub fn view(&self) -> View<'_> {
+        match self {
+            Read::Front(bytes) => View::Front(bytes),
+            Read::Len(value) => View::Len(*value),
+        }
+    }
+}
+
+fn views(reads: &[Read]) -> Vec<View<'_>> {
+    reads.iter().map(Read::view).collect()
+}
+
 /// Bytes that `arbitrary` reads as `reads`, in order: front reads one after
 /// another from the start, each length from the back at the width its room
 /// gives, holding its value. `None` when a length does not fit its room.
 pub fn write(reads: &[Read]) -> Option<Vec<u8>> {
-    write_padded(reads, &[])
+    write_views(&views(reads), &[])
 }
 
 /// [`write`] with `pad` between the last front read and the first length
 /// field: bytes nobody reads, which count in every length's room (tests
 /// build a value's padded inputs with it).
 pub fn write_padded(reads: &[Read], pad: &[u8]) -> Option<Vec<u8>> {
+    write_views(&views(reads), pad)
+}
+
+/// [`write_padded`] on borrowed reads.
+fn write_views(reads: &[View<'_>], pad: &[u8]) -> Option<Vec<u8>> {
     let (widths, total) = settle(reads, pad.len())?;
     let mut out = vec![0u8; total];
     let (mut cursor, mut end, mut lens) = (0, total, widths.iter());
     for read in reads {
-        match read {
-            Read::Front(bytes) => {
+        match *read {
+            View::Front(bytes) => {
                 out[cursor..cursor + bytes.len()].copy_from_slice(bytes);
                 cursor += bytes.len();
             }
-            Read::Len(value) => {
+            View::Len(value) => {
                 let w = *lens.next()?;
                 let max = (end - cursor - w) as u64;
-                if *value > max {
+                if value > max {
                     return None;
                 }
-                out[end - w..end].copy_from_slice(&layout::encode_len(*value, w, max));
+                out[end - w..end].copy_from_slice(&layout::encode_len(value, w, max));
                 end -= w;
             }
         }
@@ -84,10 +114,10 @@ pub fn write_padded(reads: &[Read], pad: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-fn front_len(read: &Read) -> usize {
+fn front_len(read: &View<'_>) -> usize {
     match read {
-        Read::Front(bytes) => bytes.len(),
-        Read::Len(_) => 0,
+        View::Front(bytes) => bytes.len(),
+        View::Len(_) => 0,
     }
 }
 
@@ -95,9 +125,9 @@ fn front_len(read: &Read) -> usize {
 /// narrowest such widths (from none up: the room counts the fields after
 /// it, and a wider field only widens those before it), and the input's
 /// size then, with `pad` unread bytes between the front reads and the fields.
-fn settle(reads: &[Read], pad: usize) -> Option<(Vec<usize>, usize)> {
+fn settle(reads: &[View<'_>], pad: usize) -> Option<(Vec<usize>, usize)> {
     let front = reads.iter().map(front_len).sum::<usize>() + pad;
-    let count = reads.iter().filter(|r| matches!(r, Read::Len(_))).count();
+    let count = reads.iter().filter(|r| matches!(r, View::Len(_))).count();
     let mut widths = vec![0; count];
     for _ in 0..64 {
         let total = front + widths.iter().sum::<usize>();
@@ -105,8 +135,8 @@ fn settle(reads: &[Read], pad: usize) -> Option<(Vec<usize>, usize)> {
         let (mut taken, mut assumed, mut settled) = (0, widths.iter(), Vec::with_capacity(count));
         for read in reads {
             match read {
-                Read::Front(bytes) => taken += bytes.len(),
-                Read::Len(_) => {
+                View::Front(bytes) => taken += bytes.len(),
+                View::Len(_) => {
                     settled.push(layout::len_width(total - taken));
                     taken += assumed.next()?;
                 }
@@ -125,33 +155,38 @@ fn settle(reads: &[Read], pad: usize) -> Option<(Vec<usize>, usize)> {
 /// lengths narrowed); `None` when its lengths do not fit the model.
 pub fn shortest(tc: &TestCase) -> Option<(Vec<u8>, bool)> {
     let reads = reads(tc)?;
-    let compact = settle(&reads, 0)?.1 < tc.len();
+    let compact = settle(&views(&reads), 0)?.1 < tc.len();
     let kinds: Vec<DrawKind> = tc.draws.iter().map(|d| d.kind).collect();
-    Some((write_shortest(reads, &kinds)?, compact))
+    Some((write_shortest(&reads, &kinds)?, compact))
 }
 
 /// `reads`, made by draws of `kinds` (one each), in the fewest bytes:
 /// [`write`] after [`drop_zero_tail`].
-pub fn write_shortest(mut reads: Vec<Read>, kinds: &[DrawKind]) -> Option<Vec<u8>> {
+pub fn write_shortest(reads: &[Read], kinds: &[DrawKind]) -> Option<Vec<u8>> {
+    write_shortest_views(views(reads), kinds)
+}
+
+/// [`write_shortest`] on borrowed reads.
+pub fn write_shortest_views(mut reads: Vec<View<'_>>, kinds: &[DrawKind]) -> Option<Vec<u8>> {
     drop_zero_tail(&mut reads, kinds);
-    write(&reads)
+    write_views(&reads, &[])
 }
 
 /// Empties the reads at the end that running out of input gives anyway:
 /// integers read zeros past the end (the last one keeps only its bytes up to
 /// its last non-zero one), a range reads its start, a length zero, contents
 /// nothing. Stops at the first read (from the end) that needs a byte.
-fn drop_zero_tail(reads: &mut [Read], kinds: &[DrawKind]) {
+fn drop_zero_tail(reads: &mut [View<'_>], kinds: &[DrawKind]) {
     for (read, kind) in reads.iter_mut().zip(kinds).rev() {
         let bytes = match read {
-            Read::Len(0) => continue,
-            Read::Len(_) => return,
-            Read::Front(bytes) => bytes,
+            View::Len(0) => continue,
+            View::Len(_) => return,
+            View::Front(bytes) => bytes,
         };
         let zeros = bytes.iter().rev().take_while(|&&b| b == 0).count();
         match kind {
-            DrawKind::Int { .. } => bytes.truncate(bytes.len() - zeros),
-            DrawKind::Range if zeros == bytes.len() => bytes.clear(),
+            DrawKind::Int { .. } => *bytes = &bytes[..bytes.len() - zeros],
+            DrawKind::Range if zeros == bytes.len() => *bytes = &[],
             _ => {}
         }
         if !bytes.is_empty() {

@@ -10,7 +10,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::draws::{Draw, DrawKind};
 use super::super::shrinker::{Shrinker, StepResult};
-use super::super::tape::{self, Read};
+use super::super::tape::{self, Read, View};
 use super::super::testcase::{replace_ranges, TestCase};
 use super::grow;
 
@@ -71,7 +71,7 @@ fn delete_inside_where(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, draws_o
     let read_to_end = draws.len().checked_sub(1).filter(|&i| draws[i].kind == DrawKind::Bytes && tc.draws_only());
     let mut targets: Vec<usize> = contents(draws).chain(read_to_end).filter(|&i| !draws[i].span.is_empty()).collect();
     targets.dedup();
-    let reads = if tc.draws_only() { None } else { tape::reads(&tc) };
+    let reads = if tc.draws_only() { None } else { sh.reads() };
     if tc.draws_only() != draws_only || (!draws_only && reads.is_none()) {
         targets.clear();
     }
@@ -105,12 +105,13 @@ fn delete_inside_where(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>, draws_o
 /// `reads` with `cut` (a range inside contents read `i`, whose length is
 /// read `i - 1`) deleted and the length made the size left, in the fewest bytes.
 fn on_reads(reads: &[Read], kinds: &[DrawKind], i: usize, cut: Range<usize>) -> Option<Vec<u8>> {
-    let mut edited = reads.to_vec();
-    let Read::Front(bytes) = &mut edited[i] else { return None };
-    bytes.drain(cut);
-    let size = bytes.len() as u64;
-    edited[i - 1] = Read::Len(size);
-    tape::write_shortest(edited, kinds)
+    let Read::Front(bytes) = &reads[i] else { return None };
+    let mut left = bytes.clone();
+    left.drain(cut);
+    let mut edited: Vec<View<'_>> = reads.iter().map(Read::view).collect();
+    edited[i - 1] = View::Len(left.len() as u64);
+    edited[i] = View::Front(&left);
+    tape::write_shortest_views(edited, kinds)
 }
 
 /// Contents cut into the units a deletion takes whole: characters when they

@@ -15,7 +15,7 @@ use std::ops::Range;
 use super::super::choice::Chooser;
 use super::super::draws::DrawKind;
 use super::super::shrinker::{Halt, Shrinker, StepResult};
-use super::super::tape::{self, Read};
+use super::super::tape::{self, Read, View};
 use super::super::testcase::TestCase;
 
 /// Where each value that starts at a draw ends (one past its last draw).
@@ -60,8 +60,13 @@ struct Move {
 }
 
 /// The best test case's reads with `mv` made, in the fewest bytes; `None`
-/// when a length no longer fits its room.
+/// when a length no longer fits its room. Written from borrowed reads: no
+/// read's bytes are copied but the zeroed one's.
 fn apply(tc: &TestCase, reads: &[Read], mv: &Move) -> Option<Vec<u8>> {
+    let zeros = match mv.zero.map(|i| &reads[i]) {
+        Some(Read::Front(bytes)) => vec![0; bytes.len()],
+        _ => Vec::new(),
+    };
     let mut edited = Vec::with_capacity(reads.len());
     let mut kinds = Vec::with_capacity(reads.len());
     for (i, (read, draw)) in reads.iter().zip(&tc.draws).enumerate() {
@@ -69,12 +74,12 @@ fn apply(tc: &TestCase, reads: &[Read], mv: &Move) -> Option<Vec<u8>> {
             continue;
         }
         edited.push(match read {
-            Read::Front(bytes) if mv.zero == Some(i) => Read::Front(vec![0; bytes.len()]),
-            read => read.clone(),
+            Read::Front(_) if mv.zero == Some(i) => View::Front(&zeros),
+            read => read.view(),
         });
         kinds.push(draw.kind);
     }
-    tape::write_shortest(edited, &kinds)
+    tape::write_shortest_views(edited, &kinds)
 }
 
 /// Chooses a place (from the first), then one of the moves `moves` gives
@@ -89,7 +94,7 @@ fn step(
     if tc.draws.is_empty() {
         return Err(Halt::Dead);
     }
-    let reads = tape::reads(&tc).ok_or(Halt::Dead)?;
+    let reads = sh.reads().ok_or(Halt::Dead)?;
     let values = Values::of(&tc);
     let at = places(&tc, &values);
     // The chooser goes from its last index down: the first places come first.

@@ -17,7 +17,7 @@
 use super::super::choice::Chooser;
 use super::super::draws::DrawKind;
 use super::super::shrinker::{Halt, Shrinker, StepResult};
-use super::super::tape::{self, Read};
+use super::super::tape::{self, Read, View};
 use super::super::testcase::TestCase;
 use super::values::Values;
 
@@ -31,7 +31,7 @@ const ROUNDS: usize = 3;
 /// first), and tries that variant with its fields at their simplest.
 pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
     let tc = sh.shared();
-    let reads = tape::reads(&tc).ok_or(Halt::Dead)?;
+    let reads = sh.reads().ok_or(Halt::Dead)?;
     let values = Values::of(&tc);
     let at = tags(&tc, &values);
     let c = chooser.choose(at.len(), |_| true)?;
@@ -42,13 +42,14 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let end = values.innermost[t].expect("a tag starts a derived value");
     let kinds: Vec<DrawKind> = tc.draws.iter().map(|d| d.kind).collect();
     let write = |fields: &[(Read, DrawKind)]| {
-        let tag_read = Read::Front(y.to_le_bytes().to_vec());
-        let mut all: Vec<(Read, DrawKind)> = reads[..t].iter().cloned().zip(kinds[..t].iter().copied()).collect();
-        all.push((tag_read, kinds[t]));
-        all.extend_from_slice(fields);
-        all.extend(reads[end..].iter().cloned().zip(kinds[end..].iter().copied()));
-        let (reads, kinds): (Vec<Read>, Vec<DrawKind>) = all.into_iter().unzip();
-        tape::write_shortest(reads, &kinds)
+        let tag = y.to_le_bytes();
+        let mut all: Vec<View<'_>> = reads[..t].iter().map(Read::view).collect();
+        all.push(View::Front(&tag));
+        all.extend(fields.iter().map(|(read, _)| read.view()));
+        all.extend(reads[end..].iter().map(Read::view));
+        let kinds: Vec<DrawKind> =
+            kinds[..=t].iter().copied().chain(fields.iter().map(|f| f.1)).chain(kinds[end..].iter().copied()).collect();
+        tape::write_shortest_views(all, &kinds)
     };
     let mut written: Vec<(Read, DrawKind)> = Vec::new();
     for _ in 0..=ROUNDS {

@@ -6,6 +6,20 @@ pub fn is_subset(needed: &[u32], have: &[u32]) -> bool {
     needed.iter().all(|n| have.any(|h| h == n))
 }
 
+/// The first `most` features of `needed` that `have` lacks (both ascending).
+pub fn first_missing(needed: &[u32], have: &[u32], most: usize) -> Vec<u32> {
+    let mut have = have.iter().peekable();
+    needed
+        .iter()
+        .copied()
+        .filter(|&f| {
+            while have.next_if(|&&g| g < f).is_some() {}
+            have.peek() != Some(&&f)
+        })
+        .take(most)
+        .collect()
+}
+
 /// The features of `a` that are in `b` (both ascending).
 pub fn intersect(a: &[u32], b: &[u32]) -> Vec<u32> {
     let mut b = b.iter().peekable();
@@ -40,5 +54,8 @@ mod tests {
         assert_eq!(intersect(&[1, 3, 5, 7, 9], &[2, 3, 4, 9, 10]), [3, 9]);
         assert_eq!(intersect(&[1, 2], &[]), Vec::<u32>::new());
         assert_eq!(intersect(&[1, 2], &[2]), [2], "a larger feature is not passed over");
+        assert_eq!(first_missing(&[1, 2, 4, 6, 7, 9], &[2, 3, 7], 3), [1, 4, 6]);
+        assert_eq!(first_missing(&[2, 7], &[2, 3, 7], 3), Vec::<u32>::new());
+        assert_eq!(first_missing(&[5], &[], 3), [5]);
     }
 }

@@ -81,7 +81,7 @@ pub fn run(options: &Options, corpus: &CorpusOptions, interrupt: &Interrupt) -> 
     let deadline = Deadline::new(options.max_time, started);
     let reduce = reduce_options(options, interrupt);
     let recording = OnceLock::new();
-    let work = CorpusWork { setup: &setup, recording: &recording, reduce, interrupt };
+    let work = CorpusWork { setup: &setup, recording: &recording, reduce, interrupt, failures: Default::default() };
     let build_recording = || -> Result<(), Failure> {
         if options.structure {
             let _ = recording.set(recording_build(located.clone(), options, corpus, interrupt)?);

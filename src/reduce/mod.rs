@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use oracle::{Fallible, Oracle, Verdict};
+pub(crate) use shrinker::hash;
 pub use stats::{Observer, PassStats, Progress, Quiet, Speculation, Stats, StopReason};
 pub use testcase::{
     better, delete_range, delete_ranges, replace_ranges, shortlex, Example, Label, TestCase, CALL_LABEL,

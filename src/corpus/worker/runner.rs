@@ -8,8 +8,11 @@
 //! once more, on the recording harness, for the examples the reducer cuts
 //! along: one run more per success.
 
+use std::sync::Arc;
+
 use crate::corpus::features::{intersect, union};
 use crate::corpus::jobs::Measured;
+use crate::corpus::worker::failures::Failures;
 use crate::exec::{Coverage, Executor, ForkServerExecutor, RunningGroup};
 use crate::protocol::ResultKind;
 use crate::reduce::Example;
@@ -44,12 +47,19 @@ pub struct Runner {
     may_stay: bool,
     /// Shrinks whose result covered in the staying child and not alone.
     staying_misses: u32,
+    /// The failures kept for the next shrink of each result, shared by the workers.
+    failures: Arc<Failures>,
 }
 
 impl Runner {
     /// A worker's runner over its started coverage fork server.
-    pub fn new(coverage: ForkServerExecutor, running: RunningGroup) -> Runner {
-        Runner { coverage, recording: None, running, recorded: 0, may_stay: true, staying_misses: 0 }
+    pub fn new(coverage: ForkServerExecutor, running: RunningGroup, failures: Arc<Failures>) -> Runner {
+        Runner { coverage, recording: None, running, recorded: 0, may_stay: true, staying_misses: 0, failures }
+    }
+
+    /// The failures the shrinks keep for the next shrink of their results.
+    pub fn failures(&self) -> &Failures {
+        &self.failures
     }
 
     /// Starts the recording harness's fork server, once it is built (`None`: not built).

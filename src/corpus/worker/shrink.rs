@@ -17,8 +17,9 @@
 
 use crate::corpus::features::{intersect, is_subset, union};
 use crate::corpus::jobs::{Effort, Measured, Part, Shrunk};
+use crate::corpus::worker::covering::Covering;
 use crate::corpus::worker::runner::Runner;
-use crate::reduce::{reduce_from, Fallible, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase, Verdict};
+use crate::reduce::{reduce_from, Observer, Progress, Proof, ReduceOptions, StopReason, TestCase};
 
 /// A quick shrink's failing steps in a row before a pass yields (`Budget::options`), on a small input.
 pub const QUICK_MAX_FAILURES: u32 = 4;
@@ -281,18 +282,12 @@ fn reduce(
     let typed = !examples.is_empty();
     let options = &budget.options(typed, bytes.len());
     let initial = TestCase::new(bytes.to_vec(), examples);
-    let oracle = Fallible(|candidate: &[u8]| -> anyhow::Result<Verdict> {
-        Ok(match runner.measure(candidate) {
-            Measured::Covered(features) if is_subset(required, &features) => Verdict::Interesting(if typed {
-                runner.examples(candidate).map_err(anyhow::Error::msg)?
-            } else {
-                Vec::new()
-            }),
-            Measured::Failed(error) => anyhow::bail!(error),
-            _ => Verdict::Boring,
-        })
-    });
-    Ok(reduce_from(initial, oracle, options, &mut Reporter(progress)))
+    let recalled = runner.failures().recall(bytes);
+    let mut since_best = Vec::new();
+    let oracle = Covering { runner, required, typed, recalled, since_best: &mut since_best, known: 0 };
+    let reduction = reduce_from(initial, oracle, options, &mut Reporter(progress));
+    runner.failures().keep(&reduction.best.bytes, since_best);
+    Ok(reduction)
 }
 
 /// The features of `bytes`, when it runs normally and covers `required`.

@@ -1,10 +1,11 @@
 //! The corpus mode's jobs handled on the shared worker threads (measure an input, check an earlier run's results, shrink a kept one, join two results), each worker with its own fork servers (`runner`); the jobs and events are `jobs.rs`'s.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crossbeam_channel::Sender;
 
 use crate::corpus::jobs::{Event, Job, Joined, Measured};
+use crate::corpus::worker::failures::Failures;
 use crate::corpus::worker::joined::join_and_shrink;
 use crate::corpus::worker::runner::Runner;
 use crate::corpus::worker::shrink::{shrink_and_split, Budget};
@@ -25,13 +26,15 @@ pub struct CorpusWork<'a> {
     pub reduce: ReduceOptions,
     /// Ctrl-C: shrinks not started yet are skipped.
     pub interrupt: &'a Interrupt,
+    /// The failures each shrink keeps for the next shrink of its result, on any worker.
+    pub failures: Arc<Failures>,
 }
 
 impl Work<Job, Event> for CorpusWork<'_> {
     type Executor = Runner;
 
     fn start(&self, running: RunningGroup) -> anyhow::Result<Runner> {
-        Ok(Runner::new(self.setup.start(running.clone())?, running))
+        Ok(Runner::new(self.setup.start(running.clone())?, running, Arc::clone(&self.failures)))
     }
 
     fn handle(&self, slot: &Slot, runner: &mut Runner, job: &Job, events: &Sender<Event>) -> Event {

@@ -22,6 +22,11 @@ pub const LACKED: usize = 4;
 /// of its final round of passes).
 pub const PER_RESULT: usize = 1024;
 
+/// At most this many failures are kept in all (about 32 MiB); past it the
+/// table starts over. Results that are not shrunk again (dropped, waiting,
+/// final) leave theirs behind.
+pub const MOST: usize = 1 << 20;
+
 /// One candidate that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Failed {
@@ -52,7 +57,14 @@ impl Failed {
 /// another one).
 #[derive(Debug, Default)]
 pub struct Failures {
-    by_result: Mutex<HashMap<u64, Vec<Failed>>>,
+    by_result: Mutex<Table>,
+}
+
+/// The failures by result, and how many there are in all.
+#[derive(Debug, Default)]
+struct Table {
+    by_result: HashMap<u64, Vec<Failed>>,
+    count: usize,
 }
 
 impl Failures {
@@ -63,13 +75,23 @@ impl Failures {
             return;
         }
         failed.drain(..failed.len().saturating_sub(PER_RESULT));
-        self.by_result.lock().unwrap_or_else(|e| e.into_inner()).insert(hash(result), failed);
+        let key = hash(result);
+        let mut table = self.by_result.lock().unwrap_or_else(|e| e.into_inner());
+        let replaced = table.by_result.get(&key).map_or(0, Vec::len);
+        if table.count - replaced + failed.len() > MOST {
+            *table = Table::default();
+        }
+        table.count += failed.len();
+        let replaced = table.by_result.insert(key, failed);
+        table.count -= replaced.map_or(0, |r| r.len());
     }
 
     /// The failures made from `start`, taken out for the shrink that starts there.
     pub fn recall(&self, start: &[u8]) -> Recalled {
-        let failed = self.by_result.lock().unwrap_or_else(|e| e.into_inner()).remove(&hash(start));
-        Recalled(failed.into_iter().flatten().map(|f| (f.key, f.lacked)).collect())
+        let mut table = self.by_result.lock().unwrap_or_else(|e| e.into_inner());
+        let failed = table.by_result.remove(&hash(start)).unwrap_or_default();
+        table.count -= failed.len();
+        Recalled(failed.into_iter().map(|f| (f.key, f.lacked)).collect())
     }
 }
 
@@ -121,5 +143,22 @@ mod tests {
         assert!(!recalled.fails(&0usize.to_le_bytes(), &[]), "the first ten went");
         assert!(recalled.fails(&(PER_RESULT + 9).to_le_bytes(), &[]));
         assert_eq!(recalled.0.len(), PER_RESULT);
+    }
+
+    #[test]
+    fn past_the_most_failures_in_all_the_table_starts_over() {
+        let failures = Failures::default();
+        let results = MOST / PER_RESULT;
+        let full = |r: usize| (0..PER_RESULT).map(|i| Failed::new(&((r << 20) | i).to_le_bytes(), None)).collect();
+        for r in 0..results {
+            failures.keep(&r.to_le_bytes(), full(r));
+        }
+        failures.keep(&0usize.to_le_bytes(), full(0));
+        assert_eq!(failures.by_result.lock().unwrap().count, MOST, "kept again: replaced, not added");
+        failures.keep(b"one more", vec![Failed::new(b"x", None)]);
+        assert_eq!(failures.by_result.lock().unwrap().count, 1, "started over");
+        assert!(failures.recall(&1usize.to_le_bytes()).0.is_empty());
+        assert!(failures.recall(b"one more").fails(b"x", &[]));
+        assert_eq!(failures.by_result.lock().unwrap().count, 0, "taken out");
     }
 }

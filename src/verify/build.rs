@@ -291,7 +291,6 @@ fn command(
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::fs::PermissionsExt;
     use std::time::Duration;
 
     use nix::errno::Errno;
@@ -303,8 +302,7 @@ mod tests {
     /// A fake `cargo`: a shell script with `body`, and a project around it.
     fn fake_cargo(dir: &Path, body: &str) -> (OsString, FuzzProject) {
         let script = dir.join("cargo");
-        std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        super::super::tests::write_script(&script, body);
         let project = FuzzProject {
             fuzz_dir: dir.to_path_buf(),
             manifest_path: dir.join("Cargo.toml"),

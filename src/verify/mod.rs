@@ -227,16 +227,27 @@ mod tests {
         assert_eq!(serde_json::to_value(&check).unwrap()["verified"], "skipped");
     }
 
+    /// Writes an executable shell script with `body` at `path`, through a
+    /// child process: a file this process held open for writing could be
+    /// inherited by a child another test thread forks at that moment, and
+    /// running the script would then fail with "Text file busy" (ETXTBSY).
+    pub(super) fn write_script(path: &std::path::Path, body: &str) {
+        use std::io::Write;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+            .arg(path)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(format!("#!/bin/sh\n{body}\n").as_bytes()).unwrap();
+        assert!(child.wait().unwrap().success(), "the script {} is written", path.display());
+    }
+
     #[test]
     fn a_raw_target_has_no_rendering_and_a_typed_one_has_its_own() {
         let dir = tempfile::tempdir().unwrap();
         let script = dir.path().join("harness");
-        let write = |body: &str| {
-            std::fs::write(&script, format!("#!/bin/sh\n{body}\n")).unwrap();
-            let mut permissions = std::fs::metadata(&script).unwrap().permissions();
-            std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
-            std::fs::set_permissions(&script, permissions).unwrap();
-        };
+        let write = |body: &str| write_script(&script, body);
         let input = dir.path().join("input");
         std::fs::write(&input, b"\x01\x02").unwrap();
         write("echo '[1, 2]' > \"$RUST_LIBFUZZER_DEBUG_PATH\"");

@@ -162,10 +162,12 @@ fn signatures(
 }
 
 /// `cargo fuzz tmin`'s result on `input` (`-minimize_crash=1 -runs=255`, its
-/// default), written to `out`; its size.
+/// default, with `-seed=1`), written to `out`; its size.
 fn tmin(binary: &Path, input: &Path, out: &Path) -> usize {
     let run = Command::new(binary)
-        .args(["-minimize_crash=1", "-runs=255"])
+        // A fixed seed, as the fuzzing's: with a random one, tmin's results
+        // and so this comparison changed from run to run (9 of 12 held once).
+        .args(["-minimize_crash=1", "-runs=255", "-seed=1"])
         .arg(format!("-exact_artifact_path={}", out.display()))
         .arg(input)
         .output()

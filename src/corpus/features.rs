@@ -40,6 +40,12 @@ pub fn union<'a>(sets: impl IntoIterator<Item = &'a [u32]>) -> Vec<u32> {
     all
 }
 
+/// Whether `feature` is the stack-depth one of a harness of `counters`
+/// counters (numbered after every counter's eight buckets, as libFuzzer does).
+pub fn is_stack(feature: u32, counters: u32) -> bool {
+    u64::from(feature) >= u64::from(counters) * 8
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +63,11 @@ mod tests {
         assert_eq!(first_missing(&[1, 2, 4, 6, 7, 9], &[2, 3, 7], 3), [1, 4, 6]);
         assert_eq!(first_missing(&[2, 7], &[2, 3, 7], 3), Vec::<u32>::new());
         assert_eq!(first_missing(&[5], &[], 3), [5]);
+    }
+
+    #[test]
+    fn stack_features_come_after_every_counters_buckets() {
+        assert!(!is_stack(79, 10) && is_stack(80, 10) && is_stack(u32::MAX, 10));
+        assert!(!is_stack(u32::MAX - 1, u32::MAX), "no overflow past 512 M counters");
     }
 }

@@ -442,7 +442,8 @@ mod tests {
 
     /// The fork server's children and the cross-check's libFuzzer binary both
     /// leave their reports unsymbolized; only the fork server changes what
-    /// else AddressSanitizer does. The user's options come last, so they win.
+    /// else AddressSanitizer does, and a corpus shrink's candidates run
+    /// without fake stacks. The user's options come last, so they win.
     #[test]
     fn address_sanitizer_reports_come_unsymbolized_and_the_users_options_last() {
         assert!(Sanitizer::None.runtime_env().is_empty() && Sanitizer::None.check_env().is_empty());
@@ -451,6 +452,9 @@ mod tests {
         assert_eq!(Sanitizer::Address.check_env(), with_user("symbolize=0"));
         let server = "symbolize=0:detect_leaks=0:malloc_context_size=5:detect_odr_violation=0";
         assert_eq!(Sanitizer::Address.runtime_env(), with_user(server));
+        let candidates = format!("{server}:detect_stack_use_after_return=0");
+        assert_eq!(Sanitizer::Address.candidate_env(), with_user(&candidates), "no fake stacks, the user's last");
+        assert!(Sanitizer::None.candidate_env().is_empty());
     }
 
     #[test]

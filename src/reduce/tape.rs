@@ -70,7 +70,8 @@ impl Read {
     }
 }
 
-fn views(reads: &[Read]) -> Vec<View<'_>> {
+/// `reads` borrowed, for a move written with [`write_shortest_views`].
+pub fn views(reads: &[Read]) -> Vec<View<'_>> {
     reads.iter().map(Read::view).collect()
 }
 
@@ -155,9 +156,10 @@ fn settle(reads: &[View<'_>], pad: usize) -> Option<(Vec<usize>, usize)> {
 /// lengths narrowed); `None` when its lengths do not fit the model.
 pub fn shortest(tc: &TestCase) -> Option<(Vec<u8>, bool)> {
     let reads = reads(tc)?;
-    let compact = settle(&views(&reads), 0)?.1 < tc.len();
+    let views = views(&reads);
+    let compact = settle(&views, 0)?.1 < tc.len();
     let kinds: Vec<DrawKind> = tc.draws.iter().map(|d| d.kind).collect();
-    Some((write_shortest(&reads, &kinds)?, compact))
+    Some((write_shortest_views(views, &kinds)?, compact))
 }
 
 /// `reads`, made by draws of `kinds` (one each), in the fewest bytes:

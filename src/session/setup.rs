@@ -118,8 +118,27 @@ impl HarnessSetup {
 
     /// Starts one fork server, publishing its running test in `running`.
     pub fn start(&self, running: RunningGroup) -> anyhow::Result<ForkServerExecutor> {
+        self.start_with(self.config.clone(), running)
+    }
+
+    /// Starts one fork server for a corpus shrink's candidates, its
+    /// children with the sanitizer's [`candidate_env`](crate::project::Sanitizer::candidate_env);
+    /// `None` where that is the runtime's (no sanitizer).
+    pub fn start_for_candidates(&self, running: RunningGroup) -> Option<anyhow::Result<ForkServerExecutor>> {
+        let sanitizer = self.options.flags.sanitizer;
+        let env = sanitizer.candidate_env();
+        if env == sanitizer.runtime_env() {
+            return None;
+        }
+        let config = ForkServerConfig {
+            env: env.into_iter().map(|(k, v)| (k.into(), v.into())).collect(),
+            ..self.config.clone()
+        };
+        Some(self.start_with(config, running))
+    }
+
+    fn start_with(&self, mut config: ForkServerConfig, running: RunningGroup) -> anyhow::Result<ForkServerExecutor> {
         let target = &self.target;
-        let mut config = self.config.clone();
         config.running = running;
         let executor = ForkServerExecutor::start(config)
             .with_context(|| format!("cannot start the {target} harness as a fork server"))?;

@@ -4,7 +4,7 @@ use crate::corpus::features::first_missing;
 use crate::corpus::jobs::Measured;
 use crate::corpus::worker::failures::{Failed, Recalled, LACKED};
 use crate::corpus::worker::runner::Runner;
-use crate::reduce::{Oracle, Verdict};
+use crate::reduce::{hash, Oracle, Verdict};
 
 /// The oracle of one shrink, with what it recalled and what failed since the best last moved.
 #[derive(Debug)]
@@ -27,7 +27,8 @@ pub struct Covering<'a> {
 
 impl Oracle for Covering<'_> {
     fn test(&mut self, candidate: &[u8]) -> anyhow::Result<Verdict> {
-        if self.recalled.fails(candidate, self.required) {
+        let key = hash(candidate);
+        if self.recalled.fails(key, self.required) {
             self.known += 1;
             return Ok(Verdict::Boring);
         }
@@ -48,7 +49,7 @@ impl Oracle for Covering<'_> {
             Measured::Failed(error) => anyhow::bail!(error),
             _ => None,
         };
-        self.since_best.push(Failed::new(candidate, lacked.as_deref()));
+        self.since_best.push(Failed::new(key, lacked.as_deref()));
         Ok(Verdict::Boring)
     }
 

@@ -38,9 +38,9 @@ pub struct Failed {
 }
 
 impl Failed {
-    /// `candidate` failed: it lacked `lacked` (the first [`LACKED`] of them
-    /// are kept), or did not run normally (`None`).
-    pub fn new(candidate: &[u8], lacked: Option<&[u32]>) -> Failed {
+    /// The candidate of hash `key` ([`hash`]) failed: it lacked `lacked`
+    /// (the first [`LACKED`] of them are kept), or did not run normally (`None`).
+    pub fn new(key: u64, lacked: Option<&[u32]>) -> Failed {
         let lacked = lacked.map(|lacked| {
             let mut kept = [u32::MAX; LACKED];
             for (slot, &feature) in kept.iter_mut().zip(lacked) {
@@ -48,7 +48,7 @@ impl Failed {
             }
             kept
         });
-        Failed { key: hash(candidate), lacked }
+        Failed { key, lacked }
     }
 }
 
@@ -100,13 +100,10 @@ impl Failures {
 pub struct Recalled(HashMap<u64, Option<[u32; LACKED]>>);
 
 impl Recalled {
-    /// Whether `candidate` failed before in a way that makes it fail for
-    /// `required` (ascending) too.
-    pub fn fails(&self, candidate: &[u8], required: &[u32]) -> bool {
-        if self.0.is_empty() {
-            return false;
-        }
-        match self.0.get(&hash(candidate)) {
+    /// Whether the candidate of hash `key` ([`hash`]) failed before in a
+    /// way that makes it fail for `required` (ascending) too.
+    pub fn fails(&self, key: u64, required: &[u32]) -> bool {
+        match self.0.get(&key) {
             None => false,
             Some(None) => true,
             Some(Some(lacked)) => lacked.iter().any(|f| required.binary_search(f).is_ok()),
@@ -121,27 +118,27 @@ mod tests {
     #[test]
     fn a_failure_is_recalled_once_by_the_shrink_from_its_result_for_what_it_lacked() {
         let failures = Failures::default();
-        let lacked = Failed::new(b"ab", Some(&[3, 9, 11, 20, 40]));
-        failures.keep(b"result", vec![lacked, Failed::new(b"crash", None)]);
+        let lacked = Failed::new(hash(b"ab"), Some(&[3, 9, 11, 20, 40]));
+        failures.keep(b"result", vec![lacked, Failed::new(hash(b"crash"), None)]);
         assert!(failures.recall(b"other").0.is_empty(), "only from its result");
         let recalled = failures.recall(b"result");
-        assert!(recalled.fails(b"ab", &[1, 9]), "9 is still required");
-        assert!(recalled.fails(b"ab", &[20]), "the fourth lacked feature is kept");
-        assert!(!recalled.fails(b"ab", &[40]), "the fifth is not: the candidate runs");
-        assert!(!recalled.fails(b"ab", &[1, 2]), "nothing it lacked is required now");
-        assert!(recalled.fails(b"crash", &[]), "did not run normally: fails for anything");
-        assert!(!recalled.fails(b"new", &[9]), "never tried");
+        assert!(recalled.fails(hash(b"ab"), &[1, 9]), "9 is still required");
+        assert!(recalled.fails(hash(b"ab"), &[20]), "the fourth lacked feature is kept");
+        assert!(!recalled.fails(hash(b"ab"), &[40]), "the fifth is not: the candidate runs");
+        assert!(!recalled.fails(hash(b"ab"), &[1, 2]), "nothing it lacked is required now");
+        assert!(recalled.fails(hash(b"crash"), &[]), "did not run normally: fails for anything");
+        assert!(!recalled.fails(hash(b"new"), &[9]), "never tried");
         assert!(failures.recall(b"result").0.is_empty(), "taken out");
     }
 
     #[test]
     fn only_the_last_failures_of_a_result_are_kept() {
         let failures = Failures::default();
-        let failed: Vec<Failed> = (0..PER_RESULT + 10).map(|i| Failed::new(&i.to_le_bytes(), None)).collect();
+        let failed: Vec<Failed> = (0..PER_RESULT + 10).map(|i| Failed::new(hash(&i.to_le_bytes()), None)).collect();
         failures.keep(b"result", failed);
         let recalled = failures.recall(b"result");
-        assert!(!recalled.fails(&0usize.to_le_bytes(), &[]), "the first ten went");
-        assert!(recalled.fails(&(PER_RESULT + 9).to_le_bytes(), &[]));
+        assert!(!recalled.fails(hash(&0usize.to_le_bytes()), &[]), "the first ten went");
+        assert!(recalled.fails(hash(&(PER_RESULT + 9).to_le_bytes()), &[]));
         assert_eq!(recalled.0.len(), PER_RESULT);
     }
 
@@ -149,16 +146,17 @@ mod tests {
     fn past_the_most_failures_in_all_the_table_starts_over() {
         let failures = Failures::default();
         let results = MOST / PER_RESULT;
-        let full = |r: usize| (0..PER_RESULT).map(|i| Failed::new(&((r << 20) | i).to_le_bytes(), None)).collect();
+        let full =
+            |r: usize| (0..PER_RESULT).map(|i| Failed::new(hash(&((r << 20) | i).to_le_bytes()), None)).collect();
         for r in 0..results {
             failures.keep(&r.to_le_bytes(), full(r));
         }
         failures.keep(&0usize.to_le_bytes(), full(0));
         assert_eq!(failures.by_result.lock().unwrap().count, MOST, "kept again: replaced, not added");
-        failures.keep(b"one more", vec![Failed::new(b"x", None)]);
+        failures.keep(b"one more", vec![Failed::new(hash(b"x"), None)]);
         assert_eq!(failures.by_result.lock().unwrap().count, 1, "started over");
         assert!(failures.recall(&1usize.to_le_bytes()).0.is_empty());
-        assert!(failures.recall(b"one more").fails(b"x", &[]));
+        assert!(failures.recall(b"one more").fails(hash(b"x"), &[]));
         assert_eq!(failures.by_result.lock().unwrap().count, 0, "taken out");
     }
 }

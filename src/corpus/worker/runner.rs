@@ -1,4 +1,4 @@
-//! A corpus worker's two fork servers: the coverage harness measures every run (its counters are `cargo fuzz build`'s); the crash build records the examples and draws of the runs the reducer keeps.
+//! A corpus worker's fork servers: the coverage harness measures every run (its counters are `cargo fuzz build`'s), and on an AddressSanitizer build runs a shrink's candidates in a second server without fake stacks (decision 0116); the crash build records the examples and draws of the runs the reducer keeps.
 //!
 //! The coverage build records nothing: the examples' recording in derived
 //! impls changed what LLVM inlines, and so the counters (see
@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use crate::corpus::features::{intersect, union};
+use crate::corpus::features::{intersect, is_stack, union};
 use crate::corpus::jobs::Measured;
 use crate::corpus::worker::failures::Failures;
 use crate::exec::{Coverage, Executor, ForkServerExecutor, RunningGroup};
@@ -49,12 +49,20 @@ pub struct Runner {
     staying_misses: u32,
     /// The failures kept for the next shrink of each result, shared by the workers.
     failures: Arc<Failures>,
+    /// The coverage harness again, its children without fake stacks
+    /// (`Sanitizer::candidate_env`), always staying; `None` without a
+    /// sanitizer and until the first shrink (decision 0116).
+    candidates: Option<ForkServerExecutor>,
+    /// Whether the measures run on `candidates` (a staying shrink held to no stack feature).
+    on_candidates: bool,
 }
 
 impl Runner {
     /// A worker's runner over its started coverage fork server.
     pub fn new(coverage: ForkServerExecutor, running: RunningGroup, failures: Arc<Failures>) -> Runner {
-        Runner { coverage, recording: None, running, recorded: 0, may_stay: true, staying_misses: 0, failures }
+        let (recording, candidates) = (None, None);
+        let (recorded, may_stay, staying_misses, on_candidates) = (0, true, 0, false);
+        Runner { coverage, recording, running, recorded, may_stay, staying_misses, failures, candidates, on_candidates }
     }
 
     /// The failures the shrinks keep for the next shrink of their results.
@@ -62,10 +70,20 @@ impl Runner {
         &self.failures
     }
 
-    /// Starts the recording harness's fork server, once it is built (`None`: not built).
-    pub fn start_recording(&mut self, setup: Option<&HarnessSetup>) -> Result<(), String> {
-        if let (None, Some(setup)) = (&self.recording, setup) {
-            self.recording = Some(setup.start(self.running.clone()).map_err(|error| format!("{error:#}"))?);
+    /// Starts what shrinks run on, where not started yet: the recording
+    /// harness's fork server, once it is built (`None`: not built), and the
+    /// coverage harness's for candidates (`coverage`'s, decision 0116).
+    pub fn start_shrinking(&mut self, coverage: &HarnessSetup, recording: Option<&HarnessSetup>) -> Result<(), String> {
+        let failed = |error: anyhow::Error| format!("{error:#}");
+        if let (None, Some(setup)) = (&self.recording, recording) {
+            self.recording = Some(setup.start(self.running.clone()).map_err(failed)?);
+        }
+        if self.candidates.is_none() {
+            if let Some(started) = coverage.start_for_candidates(self.running.clone()) {
+                let mut executor = started.map_err(failed)?;
+                executor.set_staying(true);
+                self.candidates = Some(executor);
+            }
         }
         Ok(())
     }
@@ -75,7 +93,10 @@ impl Runner {
         if bytes.is_empty() {
             return Measured::Empty;
         }
-        let executor = &mut self.coverage;
+        let executor = match self.candidates.as_mut() {
+            Some(candidates) if self.on_candidates => candidates,
+            _ => &mut self.coverage,
+        };
         let outcome = match executor.run(bytes) {
             Ok(outcome) => outcome,
             Err(error) => return Measured::Failed(format!("{error:#}")),
@@ -136,12 +157,28 @@ impl Runner {
     pub fn stay(&mut self, on: bool) -> bool {
         let on = on && self.may_stay;
         self.coverage.set_staying(on);
+        if std::mem::take(&mut self.on_candidates) {
+            // The next shrink's candidates start in a fresh staying child, as on `coverage`.
+            let candidates = self.candidates.as_mut().expect("measures ran on it");
+            candidates.set_staying(false);
+            candidates.set_staying(true);
+        }
         // The examples are how `arbitrary` read the bytes, which earlier
         // runs do not change; only the coverage decides, in a fresh child.
         if let Some(recording) = self.recording.as_mut() {
             recording.set_staying(on);
         }
         on
+    }
+
+    /// While staying, runs the next measures without fake stacks when
+    /// `required` has no stack-depth feature (that depth moves without
+    /// them; the counters do not), until the next [`Runner::stay`]
+    /// (decision 0116). Returns whether they run so.
+    pub fn skip_fake_stacks(&mut self, required: &[u32]) -> bool {
+        let stack = required.last().is_some_and(|&f| is_stack(f, self.counters()));
+        self.on_candidates = self.coverage.is_staying() && self.candidates.is_some() && !stack;
+        self.on_candidates
     }
 
     /// A shrink's result covered in the staying child and not alone, twice:

@@ -15,7 +15,7 @@
 //! many-hit features keep a large input and the few-hit ones a small one,
 //! often much less in all (decision 0038).
 
-use crate::corpus::features::{intersect, is_subset, union};
+use crate::corpus::features::{intersect, is_stack, is_subset, union};
 use crate::corpus::jobs::{Effort, Measured, Part, Shrunk};
 use crate::corpus::worker::covering::Covering;
 use crate::corpus::worker::runner::Runner;
@@ -152,8 +152,7 @@ fn bounded(shrunk: &Shrunk) -> bool {
 
 /// `required` as (features of many hits, features of few) for a harness of `counters` counters.
 fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
-    let is_stack = |f: u32| u64::from(f) >= u64::from(counters) * 8;
-    required.iter().partition(|&&f| is_stack(f) || f % 8 >= MANY_HITS_BUCKET)
+    required.iter().partition(|&&f| is_stack(f, counters) || f % 8 >= MANY_HITS_BUCKET)
 }
 
 /// Reduces `bytes` while it covers `required`; `progress` hears of the best
@@ -249,12 +248,29 @@ fn as_it_is(bytes: &[u8], features: &[u32], required: &[u32], tests: u64) -> Shr
 /// process's first run shows (a lazy static's initialization:
 /// libfuzzer-sys's own `fuzz_target!` has one), which the fresh check of
 /// the result still asks for. Two runs of `bytes` there tell them apart.
-/// `None` when they stay in fresh children (staying forbidden, or the
-/// first run there did not cover `required`). Also the runs made.
+/// The child runs without fake stacks where it can
+/// ([`Runner::skip_fake_stacks`]); when `bytes` does not cover `required`
+/// there (some counters count otherwise without them), with them (decision
+/// 0116). `None` when they stay in fresh children (staying forbidden, or
+/// the first run there did not cover `required`). Also the runs made.
 fn enter_staying(runner: &mut Runner, bytes: &[u8], required: &[u32]) -> (Option<Vec<u32>>, u64) {
     if !runner.stay(true) {
         return (None, 0);
     }
+    if !runner.skip_fake_stacks(required) {
+        return staying_runs(runner, bytes, required);
+    }
+    match staying_runs(runner, bytes, required) {
+        (None, runs) if runner.stay(true) => {
+            let (entered, more) = staying_runs(runner, bytes, required);
+            (entered, runs + more)
+        }
+        entered => entered,
+    }
+}
+
+/// [`enter_staying`]'s two runs in the staying child the runner is in.
+fn staying_runs(runner: &mut Runner, bytes: &[u8], required: &[u32]) -> (Option<Vec<u32>>, u64) {
     let first = runner.measure(bytes);
     let second = runner.measure(bytes);
     match (first, second) {

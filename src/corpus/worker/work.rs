@@ -61,7 +61,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
             }
             Job::Shrink { index, bytes, required, effort } => {
                 let (worker, index) = (slot.index, *index);
-                if let Err(error) = runner.start_recording(self.recording.get()) {
+                if let Err(error) = runner.start_shrinking(self.setup, self.recording.get()) {
                     return Event::Shrunk { index, result: Err(error) };
                 }
                 let mut progress = |size, tests| {
@@ -76,7 +76,7 @@ impl Work<Job, Event> for CorpusWork<'_> {
             }
             Job::Join { index, a, b, required, saved } => {
                 let (worker, index) = (slot.index, *index);
-                if let Err(error) = runner.start_recording(self.recording.get()) {
+                if let Err(error) = runner.start_shrinking(self.setup, self.recording.get()) {
                     return Event::Joined { index, result: Err(error) };
                 }
                 let mut progress = |size, tests| {

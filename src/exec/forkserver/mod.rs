@@ -289,6 +289,11 @@ impl ForkServerExecutor {
         self.scratch.path()
     }
 
+    /// Whether runs go to one staying child ([`ForkServerExecutor::set_staying`]).
+    pub fn is_staying(&self) -> bool {
+        self.stay
+    }
+
     /// Runs the next tests in one staying child, forked once (and again
     /// after a crash, a timeout or [`STAY_RUNS`] runs), rather than in a
     /// child each: no fork, page faults or exit per test. The target then

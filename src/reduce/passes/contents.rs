@@ -108,7 +108,7 @@ fn on_reads(reads: &[Read], kinds: &[DrawKind], i: usize, cut: Range<usize>) -> 
     let Read::Front(bytes) = &reads[i] else { return None };
     let mut left = bytes.clone();
     left.drain(cut);
-    let mut edited: Vec<View<'_>> = reads.iter().map(Read::view).collect();
+    let mut edited = tape::views(reads);
     edited[i - 1] = View::Len(left.len() as u64);
     edited[i] = View::Front(&left);
     tape::write_shortest_views(edited, kinds)

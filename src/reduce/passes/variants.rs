@@ -43,10 +43,10 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
     let kinds: Vec<DrawKind> = tc.draws.iter().map(|d| d.kind).collect();
     let write = |fields: &[(Read, DrawKind)]| {
         let tag = y.to_le_bytes();
-        let mut all: Vec<View<'_>> = reads[..t].iter().map(Read::view).collect();
+        let mut all = tape::views(&reads[..t]);
         all.push(View::Front(&tag));
         all.extend(fields.iter().map(|(read, _)| read.view()));
-        all.extend(reads[end..].iter().map(Read::view));
+        all.extend(tape::views(&reads[end..]));
         let kinds: Vec<DrawKind> =
             kinds[..=t].iter().copied().chain(fields.iter().map(|f| f.1)).chain(kinds[end..].iter().copied()).collect();
         tape::write_shortest_views(all, &kinds)

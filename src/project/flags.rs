@@ -54,8 +54,8 @@ impl Sanitizer {
     /// [`Sanitizer::runtime_env`] without fake stacks
     /// (`detect_stack_use_after_return=0`), for the candidates of a corpus
     /// shrink held to no stack-depth feature: a third fewer CPU seconds a
-    /// run on pulldown-cmark, the same counters, only the stack depth moves
-    /// (locals stay on the real stack); every result is still checked on a
+    /// run on pulldown-cmark; the stack depth moves (locals stay on the real
+    /// stack), and so do a few counters' hit counts; every result is still checked on a
     /// [`Sanitizer::runtime_env`] child (decision 0116). The user's options
     /// still come last.
     pub fn candidate_env(self) -> Vec<(&'static str, String)> {

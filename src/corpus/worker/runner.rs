@@ -60,9 +60,17 @@ pub struct Runner {
 impl Runner {
     /// A worker's runner over its started coverage fork server.
     pub fn new(coverage: ForkServerExecutor, running: RunningGroup, failures: Arc<Failures>) -> Runner {
-        let (recording, candidates) = (None, None);
-        let (recorded, may_stay, staying_misses, on_candidates) = (0, true, 0, false);
-        Runner { coverage, recording, running, recorded, may_stay, staying_misses, failures, candidates, on_candidates }
+        Runner {
+            coverage,
+            recording: None,
+            running,
+            recorded: 0,
+            may_stay: true,
+            staying_misses: 0,
+            failures,
+            candidates: None,
+            on_candidates: false,
+        }
     }
 
     /// The failures the shrinks keep for the next shrink of their results.
@@ -173,7 +181,7 @@ impl Runner {
 
     /// While staying, runs the next measures without fake stacks when
     /// `required` has no stack-depth feature (that depth moves without
-    /// them; the counters do not), until the next [`Runner::stay`]
+    /// them, and a few counters' hit counts do), until the next [`Runner::stay`]
     /// (decision 0116). Returns whether they run so.
     pub fn skip_fake_stacks(&mut self, required: &[u32]) -> bool {
         let stack = required.last().is_some_and(|&f| is_stack(f, self.counters()));

@@ -452,8 +452,13 @@ mod tests {
         assert_eq!(Sanitizer::Address.check_env(), with_user("symbolize=0"));
         let server = "symbolize=0:detect_leaks=0:malloc_context_size=5:detect_odr_violation=0";
         assert_eq!(Sanitizer::Address.runtime_env(), with_user(server));
-        let candidates = format!("{server}:detect_stack_use_after_return=0");
-        assert_eq!(Sanitizer::Address.candidate_env(), with_user(&candidates), "no fake stacks, the user's last");
+        let candidates =
+            format!("{server}:detect_stack_use_after_return=0:quarantine_size_mb=0:max_malloc_fill_size=0");
+        assert_eq!(
+            Sanitizer::Address.candidate_env(),
+            with_user(&candidates),
+            "no fake stacks, quarantine or fill; the user's last"
+        );
         assert!(Sanitizer::None.candidate_env().is_empty());
     }
 

@@ -10,7 +10,7 @@ use crate::exec::{ForkServerConfig, ForkServerExecutor, RunningGroup};
 use crate::exit_code::{Exit, Failure};
 use crate::options::ProjectOptions;
 use crate::project::cargo::cargo_program;
-use crate::project::{build_harness, BuildOptions, FuzzProject, Harness};
+use crate::project::{build_harness, BuildOptions, FuzzProject, Harness, Sanitizer};
 use crate::session::interrupt::Interrupt;
 use crate::trace::path;
 use crate::verify::{self, BuildRequest, LibFuzzerBuild, LibFuzzerCheck};
@@ -122,18 +122,14 @@ impl HarnessSetup {
     }
 
     /// Starts one fork server for a corpus shrink's candidates, its
-    /// children with the sanitizer's [`candidate_env`](crate::project::Sanitizer::candidate_env);
-    /// `None` where that is the runtime's (no sanitizer).
+    /// children with the sanitizer's [`candidate_env`](Sanitizer::candidate_env);
+    /// `None` without a sanitizer (the candidates run where the rest does).
     pub fn start_for_candidates(&self, running: RunningGroup) -> Option<anyhow::Result<ForkServerExecutor>> {
         let sanitizer = self.options.flags.sanitizer;
-        let env = sanitizer.candidate_env();
-        if env == sanitizer.runtime_env() {
+        if sanitizer == Sanitizer::None {
             return None;
         }
-        let config = ForkServerConfig {
-            env: env.into_iter().map(|(k, v)| (k.into(), v.into())).collect(),
-            ..self.config.clone()
-        };
+        let config = ForkServerConfig { env: fork_server_env(sanitizer.candidate_env()), ..self.config.clone() };
         Some(self.start_with(config, running))
     }
 
@@ -269,8 +265,13 @@ fn fork_server_config(harness: &Harness, options: &ProjectOptions, limits: Limit
     if options.coverage {
         config.feature_capacity = FEATURE_CAPACITY;
     }
-    config.env = options.flags.sanitizer.runtime_env().into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+    config.env = fork_server_env(options.flags.sanitizer.runtime_env());
     config
+}
+
+/// A sanitizer's environment as a fork server's children get it.
+fn fork_server_env(env: Vec<(&'static str, String)>) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    env.into_iter().map(|(k, v)| (k.into(), v.into())).collect()
 }
 
 /// One cross-check with a plain libFuzzer build.

@@ -547,3 +547,54 @@ fn a_shrink_that_passed_only_after_earlier_runs_is_run_again_in_fresh_children()
     assert_eq!(written[0].len(), 4, "shrunk to the 4 bytes the branch needs: {:?}", written[0]);
     assert_eq!(written[0][3], b'x', "run alone, the result must still end with x: {:?}", written[0]);
 }
+
+/// Decision 0117: on an AddressSanitizer build a shrink's candidates run
+/// without its quarantine of freed memory, where `asan_freed`'s use after
+/// free passes. Its `!` inputs have long notes and the same features,
+/// which a note of one byte has too (the stack depth is `UAF#`'s, so their
+/// shrink runs there); with a note of less than 8 bytes they crash with the
+/// quarantine. The new corpus never holds such an input: the result is
+/// checked with AddressSanitizer's defaults, and the shrink runs again with
+/// them.
+#[test]
+fn with_address_sanitizer_a_shrink_never_keeps_a_result_that_crashes_with_the_quarantine() {
+    if let Some(reason) = asan_unavailable() {
+        panic!("this test needs rustc to build with AddressSanitizer: {reason}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (corpus, output) = (dir.path().join("corpus"), dir.path().join("new"));
+    std::fs::create_dir(&corpus).unwrap();
+    for length in [12, 20, 33] {
+        let note: Vec<u8> = (0..length).map(|i| b'a' + i % 26).collect();
+        std::fs::write(corpus.join(format!("marked-{length}")), [b"UAF!".as_slice(), &note].concat()).unwrap();
+    }
+    std::fs::write(corpus.join("hash"), b"UAF#").unwrap();
+    // The ASan harness shares the heap overread test's target dir (`cli-asan`).
+    let target_dir = Path::new(BIN).parent().unwrap().parent().unwrap().join("tmp/cli-asan");
+    let _lock = harness_lock();
+    let assert = tool()
+        .timeout(Duration::from_secs(600))
+        .current_dir(root())
+        .args(["--timeout", "1s", "--sanitizer", "address", "--json", "--target-dir"])
+        .arg(&target_dir)
+        .args(["asan_freed", "--corpus"])
+        .arg(&corpus)
+        .arg("-o")
+        .arg(&output)
+        .assert();
+    let out = assert.get_output();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (report["coverage_build"].as_str(), report["covers_every_feature"].as_bool()),
+        (Some("address"), Some(true))
+    );
+    let mut files: Vec<Vec<u8>> =
+        std::fs::read_dir(&output).unwrap().map(|entry| std::fs::read(entry.unwrap().path()).unwrap()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "`UAF#` and one `!` input hold every feature: {files:?}");
+    assert_eq!((&files[0][..4], &files[1][..]), (&b"UAF!"[..], &b"UAF#"[..]), "{files:?}");
+    let note = files[0].len() - 4;
+    assert!((8..12).contains(&note), "shrunk to a note of 8 bytes, no shorter (a use after free): {files:?}\n{stderr}");
+}

@@ -12,7 +12,10 @@
 //!
 //! One more, [`indexed`], is not in [`TARGETS`]: its bug is a heap read one
 //! past a buffer, which only AddressSanitizer reports (fuzz target
-//! `asan_overread`, minimized with `--sanitizer address`).
+//! `asan_overread`, minimized with `--sanitizer address`); nor is [`freed`],
+//! a use after free that AddressSanitizer reports only with its quarantine
+//! of freed memory on (fuzz target `asan_freed`, for the corpus mode's
+//! candidates, which run without it).
 
 #![warn(missing_docs)]
 
@@ -23,6 +26,7 @@ pub mod deep_tree;
 pub mod doc;
 #[cfg(feature = "arbitrary")]
 pub mod flat_generator;
+pub mod freed;
 #[cfg(feature = "arbitrary")]
 pub mod generator;
 pub mod image;

@@ -55,6 +55,8 @@ pub struct Runner {
     candidates: Option<ForkServerExecutor>,
     /// Whether the measures run on `candidates` (a staying shrink held to no stack feature).
     on_candidates: bool,
+    /// A result of `candidates` crashed on `coverage`: they are not started again (decision 0117).
+    candidates_forgone: bool,
 }
 
 impl Runner {
@@ -70,6 +72,7 @@ impl Runner {
             failures,
             candidates: None,
             on_candidates: false,
+            candidates_forgone: false,
         }
     }
 
@@ -86,7 +89,7 @@ impl Runner {
         if let (None, Some(setup)) = (&self.recording, recording) {
             self.recording = Some(setup.start(self.running.clone()).map_err(failed)?);
         }
-        if self.candidates.is_none() {
+        if self.candidates.is_none() && !self.candidates_forgone {
             if let Some(started) = coverage.start_for_candidates(self.running.clone()) {
                 let mut executor = started.map_err(failed)?;
                 executor.set_staying(true);
@@ -187,6 +190,20 @@ impl Runner {
         let stack = required.last().is_some_and(|&f| is_stack(f, self.counters()));
         self.on_candidates = self.coverage.is_staying() && self.candidates.is_some() && !stack;
         self.on_candidates
+    }
+
+    /// Whether the measures run without fake stacks ([`Runner::skip_fake_stacks`]).
+    pub fn on_candidates(&self) -> bool {
+        self.on_candidates
+    }
+
+    /// A result found without fake stacks, quarantine and fill crashed with
+    /// them: the target has a bug only they catch, which those candidates
+    /// pass. From now on they run with them, as every other measure does.
+    pub fn forgo_candidates(&mut self) {
+        self.stay(false);
+        self.candidates = None;
+        self.candidates_forgone = true;
     }
 
     /// A shrink's result covered in the staying child and not alone, twice:

@@ -163,7 +163,9 @@ fn by_hits(required: &[u32], counters: u32) -> (Vec<u32>, Vec<u32>) {
 /// result once two more fresh runs cover) from coverage that earlier runs
 /// gave: then the shrink runs again with a fresh child per candidate, and
 /// from the third such shrink on so does every later one (decisions 0090,
-/// 0102).
+/// 0102). A result found by children without the sanitizer's costlier
+/// checks that crashes in its check sends this shrink and every later one
+/// back to the sanitizer's defaults (decision 0117).
 pub fn shrink(
     runner: &mut Runner,
     bytes: &[u8],
@@ -180,16 +182,24 @@ pub fn shrink(
         return Ok(as_it_is(bytes, &features, required, 1));
     }
     let (staying, checks) = enter_staying(runner, bytes, required);
-    let recorded = runner.recorded();
+    let (recorded, candidates) = (runner.recorded(), runner.on_candidates());
     let reduction = reduce(runner, bytes, staying.as_deref().unwrap_or(required), budget, progress)?;
     runner.stay(false);
     let tests = reduction.stats.tests + 2 + checks + (runner.recorded() - recorded);
     let stop = reduction.stats.stop.clone();
     let best = reduction.best.bytes;
-    let checked = match covers(runner, &best, required) {
-        Some(features) => Checked::Covers(features, 0),
-        None if staying.is_some() => after_failed_check(runner, bytes, &best, required),
-        None => Checked::Varies(1),
+    let checked = match runner.measure(&best) {
+        Measured::Crashed(_) if candidates => {
+            // A bug the candidates' children do not catch (decision 0117): this shrink again with it caught.
+            runner.forgo_candidates();
+            let again = shrink(runner, bytes, required, budget, progress)?;
+            return Ok(Shrunk { tests: tests + 1 + again.tests, ..again });
+        }
+        measured => match covered(measured, required) {
+            Some(features) => Checked::Covers(features, 0),
+            None if staying.is_some() => after_failed_check(runner, bytes, &best, required),
+            None => Checked::Varies(1),
+        },
     };
     match checked {
         Checked::Covers(features, runs) => {
@@ -308,7 +318,12 @@ fn reduce(
 
 /// The features of `bytes`, when it runs normally and covers `required`.
 pub fn covers(runner: &mut Runner, bytes: &[u8], required: &[u32]) -> Option<Vec<u32>> {
-    match runner.measure(bytes) {
+    covered(runner.measure(bytes), required)
+}
+
+/// The features of a run, when it ran normally and covered `required`.
+fn covered(measured: Measured, required: &[u32]) -> Option<Vec<u32>> {
+    match measured {
         Measured::Covered(features) => is_subset(required, &features).then_some(features),
         _ => None,
     }

@@ -50,7 +50,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{copy_corpus, counts, counts_twice, host_triple, size, tail, Counts, Libfuzzer, Minimized};
+use corpus_counts::{copy_corpus, counts, counts_again, host_triple, size, tail, Counts, Libfuzzer, Minimized};
 use table::thousands;
 
 /// The targets measured: the three typed ones and the bytes one.
@@ -198,7 +198,7 @@ fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: Option<&Pa
         cmin: cmin.map_or_else(missing, |dir| counts(binary, &[dir], scratch)),
         ours: ours_counts,
         both,
-        twice: ours.map_or_else(missing, |dir| counts_twice(binary, dir, scratch)),
+        again: ours.map_or_else(missing, |dir| counts_again(binary, dir, corpus, scratch)),
     }
 }
 

@@ -53,9 +53,10 @@
 //! libFuzzer then counts each corpus its own way on the same binary:
 //! `BINARY -runs=0 DIR` (`cov:` and `ft:` of the `INITED` line) on the
 //! original, cmin's result and ours, and `BINARY -runs=0 OURS ORIGINAL`:
-//! when that counts no more than `BINARY -runs=0 OURS COPY-OF-OURS` (ours
-//! twice: where coverage varies from run to run, more runs alone count
-//! more), libFuzzer finds nothing in the original beyond ours; `BINARY -runs=0 CORPUS` timed is libFuzzer's own
+//! when that counts no more than `BINARY -runs=0 OURS COPY-OF-OURS...`
+//! (ours again, at least as many runs: where coverage varies from run to
+//! run, more runs alone count more), libFuzzer finds nothing in the
+//! original beyond ours; `BINARY -runs=0 CORPUS` timed is libFuzzer's own
 //! rate (executions per second, one process), beside our tests per second,
 //! and the kernel's share of each side's CPU time (`getrusage` of the
 //! children, our run's fork servers and targets included). Three Markdown tables: the sides (with our first
@@ -87,7 +88,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use corpus_counts::{copy_corpus, counts, counts_twice, host_triple, size, tail, Counts, Libfuzzer, Minimized};
+use corpus_counts::{copy_corpus, counts, counts_again, host_triple, size, tail, Counts, Libfuzzer, Minimized};
 use cpu::Cpu;
 use table::thousands;
 
@@ -461,7 +462,7 @@ fn libfuzzer(binary: &Path, corpus: &Path, cmin: Option<&Path>, ours: &Path, scr
         cmin,
         ours: counts(binary, &[ours], scratch),
         both: counts(binary, &[ours, corpus], scratch),
-        twice: counts_twice(binary, ours, scratch),
+        again: counts_again(binary, ours, corpus, scratch),
     }
 }
 
@@ -638,15 +639,15 @@ fn libfuzzer_notes(name: &str, lf: &Libfuzzer) -> Vec<String> {
     let mut notes = lf.failures_and_losses(name);
     match (lf.superset(), &lf.both) {
         (Ok(true), Ok((cov, ft))) => notes.push(format!(
-            "{name}: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, no more than ours twice ({}; alone {}): ours covers \
+            "{name}: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, no more than ours again ({}; alone {}): ours covers \
              everything of the original by libFuzzer's count",
-            counts_cell(&lf.twice),
+            counts_cell(&lf.again),
             counts_cell(&lf.ours)
         )),
         (Ok(false), Ok((cov, ft))) => notes.push(format!(
-            "**{name}: LOST COVERAGE: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, more than ours twice ({}; alone \
+            "**{name}: LOST COVERAGE: `-runs=0 OURS ORIGINAL` counts {cov}/{ft}, more than ours again ({}; alone \
              {}): the original has features ours lacks**",
-            counts_cell(&lf.twice),
+            counts_cell(&lf.again),
             counts_cell(&lf.ours)
         )),
         _ => {}

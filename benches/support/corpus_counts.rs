@@ -81,31 +81,39 @@ pub(crate) struct Libfuzzer {
     pub original: Result<Counts, String>,
     pub cmin: Result<Counts, String>,
     pub ours: Result<Counts, String>,
-    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts no more than `twice`.
+    /// `-runs=0 OURS ORIGINAL`: ours ⊇ original when it counts no more than `again`.
     pub both: Result<Counts, String>,
-    /// `-runs=0 OURS COPY-OF-OURS`: what more runs in one process add alone,
-    /// where coverage varies from run to run (pulldown-cmark's random
-    /// `HashMap` keys: a second pass over ours counts 3 `cov` more than one).
-    pub twice: Result<Counts, String>,
+    /// `-runs=0 OURS COPY-OF-OURS...` with at least as many runs as `both`
+    /// ([`counts_again`]): what more runs in one process add alone, where
+    /// coverage varies from run to run (pulldown-cmark's random `HashMap`
+    /// keys: a second pass over ours counts 3 `cov` more than one).
+    pub again: Result<Counts, String>,
 }
 
-/// `-runs=0 DIR COPY` ([`counts`]), the copy of `dir`'s files made in `scratch`.
-pub(crate) fn counts_twice(binary: &Path, dir: &Path, scratch: &Path) -> Result<Counts, String> {
-    let copy = scratch.join("again");
-    let _ = std::fs::remove_dir_all(&copy);
-    copy_corpus(dir, &copy);
-    let counted = counts(binary, &[dir, &copy], scratch);
-    let _ = std::fs::remove_dir_all(&copy);
+/// `-runs=0 DIR COPY...` ([`counts`]): `dir` and copies of its files made
+/// in `scratch`, as many as make at least as many runs as `DIR ORIGINAL`.
+pub(crate) fn counts_again(binary: &Path, dir: &Path, original: &Path, scratch: &Path) -> Result<Counts, String> {
+    let copies = size(original).0.div_ceil(size(dir).0.max(1)).max(1);
+    let dirs: Vec<PathBuf> = (0..copies).map(|i| scratch.join(format!("again-{i}"))).collect();
+    for copy in &dirs {
+        let _ = std::fs::remove_dir_all(copy);
+        copy_corpus(dir, copy);
+    }
+    let all: Vec<&Path> = std::iter::once(dir).chain(dirs.iter().map(PathBuf::as_path)).collect();
+    let counted = counts(binary, &all, scratch);
+    for copy in &dirs {
+        let _ = std::fs::remove_dir_all(copy);
+    }
     counted
 }
 
 impl Libfuzzer {
-    /// Whether the original adds nothing to ours that a second pass over
-    /// ours does not (by `-runs=0 OURS` alone when `twice` failed).
+    /// Whether the original adds nothing to ours that as many more runs of
+    /// ours do not (by `-runs=0 OURS` alone when `again` failed).
     pub(crate) fn superset(&self) -> Result<bool, &String> {
         let both = self.both.as_ref()?;
-        let twice = self.twice.as_ref().or(self.ours.as_ref())?;
-        Ok(both.0 <= twice.0 && both.1 <= twice.1)
+        let again = self.again.as_ref().or(self.ours.as_ref())?;
+        Ok(both.0 <= again.0 && both.1 <= again.1)
     }
 
     /// Notes on the counts of corpus `name`: each count that failed, and

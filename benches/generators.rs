@@ -38,10 +38,15 @@
 //! prints the project's panic message. When fewer than `BENCH_CRASHES`, the
 //! ones libFuzzer wrote earlier (`<dir>/found/`) are checked, then it searches
 //! again: `BINARY -seed=S -fork=1 -ignore_crashes=1 -len_control=0
-//! -max_len=4096 -max_total_time=120 -artifact_prefix=<dir>/found/ <dir>/corpus/`
-//! for S = 1, 2, ... (10 at most; without `-len_control=0 -max_len=4096` fork
-//! mode keeps inputs under about 100 bytes, and the generators make tiny
-//! values), each `crash-*` it wrote (by name) checked and copied until there
+//! -max_len=4096 -max_total_time=120 -artifact_prefix=<dir>/found/ <dir>/corpus/
+//! <dir>/seeds-S/` for S = 1, 2, ... (10 at most; without `-len_control=0
+//! -max_len=4096` fork mode keeps inputs under about 100 bytes, and the
+//! generators make tiny values). `seeds-S/` holds 2,000 random inputs of
+//! 256 to 4,096 bytes drawn from seed S, written once: a generator's bugs
+//! lie in large random inputs (wasm-smith's "no predicate" in about one in
+//! 1,500), which libFuzzer's mutations of a small corpus reach only after
+//! tens of minutes (one crash in 20 searches of two minutes without them;
+//! three in the first seconds with them). Each `crash-*` it wrote (by name) checked and copied until there
 //! are enough. A search still running at twice its time plus a minute is
 //! stopped (fork mode first runs the whole corpus, restarting at each crash,
 //! and `-max_total_time` does not bound that); the crashes it wrote count. The first `BENCH_CRASHES` by file name are measured, each from
@@ -314,12 +319,32 @@ fn search(project: &Project, dir: &Path, binary: &Path, seed: u64) {
     command.current_dir(dir).arg(format!("-seed={seed}"));
     command.args(["-fork=1", "-ignore_crashes=1", "-len_control=0", "-max_len=4096"]);
     command.arg(format!("-max_total_time={SEARCH_SECS}"));
-    command.arg(format!("-artifact_prefix={}/", found.display())).arg(&corpus);
+    command.arg(format!("-artifact_prefix={}/", found.display())).arg(&corpus).arg(random_seeds(dir, seed));
     let limit = Duration::from_secs(SEARCH_SECS * 2 + 60);
     let run = run_limited(&mut command, limit, &dir.join("logs"), &format!("search-seed{seed}"));
     let ended = run.status.map_or("killed at the limit".to_owned(), |s| s.to_string());
     let found_now = files(&found, "crash-").len();
     eprintln!("generators: {}: -seed={seed}: {ended}, {found_now} crash files in found/", project.name);
+}
+
+/// How many random inputs each search starts from.
+const RANDOM_SEEDS: u64 = 2000;
+
+/// `<dir>/seeds-SEED/`, written once: [`RANDOM_SEEDS`] random inputs of 256
+/// to 4,096 bytes drawn from `seed`.
+fn random_seeds(dir: &Path, seed: u64) -> PathBuf {
+    let seeds = dir.join(format!("seeds-{seed}"));
+    if files(&seeds, "seed-").len() as u64 == RANDOM_SEEDS {
+        return seeds;
+    }
+    create_dir(&seeds);
+    let mut rng = fastrand::Rng::with_seed(seed);
+    for i in 0..RANDOM_SEEDS {
+        let bytes: Vec<u8> = (0..rng.usize(256..=4096)).map(|_| rng.u8(..)).collect();
+        let file = seeds.join(format!("seed-{i:04}"));
+        std::fs::write(&file, bytes).unwrap_or_else(|e| panic!("write {}: {e}", file.display()));
+    }
+    seeds
 }
 
 /// The project's first `want` crashes by name: those kept in `<dir>/crashes/`

@@ -52,6 +52,8 @@ use nix::sys::signal::{kill, Signal};
 use nix::unistd::{pipe2, Pid};
 
 mod calls;
+#[cfg(test)]
+mod group_properties;
 mod handshake;
 mod shm;
 mod wire;

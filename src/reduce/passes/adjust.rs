@@ -71,19 +71,54 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 /// count reading the next result's, and lowering the count alone read a
 /// name as a type.
 pub(crate) fn delete_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_read_turns(sh, chooser, turns, false)
+}
+
+/// `delete-inner-turns`: as `delete-turns`, for a count whose exact value
+/// (its range's bounds recorded) is more than the items after it, the last
+/// turn read one call deeper ([`last_turns_inside`]). A count at its
+/// range's end is also tried with a zero byte where the turn was: the
+/// loop around it may have stopped at its own bound there without reading
+/// its "one more" flag, which it reads once the count is lower (wasm-smith's
+/// types: a group of as many as the module may still hold, then no flag).
+/// A guarantee pass: such counts are few, and in the rounds `delete-turns`'
+/// many readings used its failures before it reached them (decision 0118).
+pub(crate) fn delete_inner_turns(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResult {
+    delete_read_turns(sh, chooser, inner_turns, true)
+}
+
+/// Chooses a count that `read` finds turns after (the last first) and
+/// deletes its last turn, each reading in turn, while lowering the count by
+/// one; with `stop_at_bound`, a count at its range's end is tried again
+/// with a zero byte in the turn's place.
+fn delete_read_turns(
+    sh: &mut Shrinker<'_>,
+    chooser: &mut Chooser<'_>,
+    read: fn(&TestCase, usize) -> Vec<Range<usize>>,
+    stop_at_bound: bool,
+) -> StepResult {
     let tc = sh.shared();
     if !tc.draws_only() || tc.examples.is_empty() {
         return Err(Halt::Dead);
     }
-    let d = chooser.choose(tc.draws.len(), |d| !turns(&tc, d).is_empty())?;
+    let d = chooser.choose(tc.draws.len(), |d| !read(&tc, d).is_empty())?;
     let draw = &tc.draws[d];
     let value = draw.result(&tc.bytes).expect("chosen for its value");
     let lowered = draw.encode_result(value - 1).expect("chosen for it");
-    for last in turns(&tc, d) {
-        let mut edits: Vec<(Range<usize>, &[u8])> = tc.draws[last].iter().map(|w| (w.span.clone(), &[][..])).collect();
+    let at_bound = stop_at_bound && draw.bounds.is_some_and(|b| value == b.start.wrapping_add(b.delta));
+    for last in read(&tc, d) {
+        let mut edits: Vec<(Range<usize>, &[u8])> =
+            tc.draws[last.clone()].iter().map(|w| (w.span.clone(), &[][..])).collect();
         edits.push((tc.draws[d].span.clone(), &lowered));
         if sh.consider(replace_ranges(&tc.bytes, &edits))? {
             break;
+        }
+        if at_bound {
+            let at = tc.draws[last.start].span.start;
+            edits.push((at..at, &[0][..]));
+            if sh.consider(replace_ranges(&tc.bytes, &edits))? {
+                break;
+            }
         }
     }
     Ok(())
@@ -164,9 +199,9 @@ fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
 /// `count` open, the last runs to the span's end. Only for a count read
 /// with its range's bounds (decision 0106): an exact count, not the value
 /// of bytes that may read above the range.
-fn unequal_last_turn(tc: &TestCase, items: &[(Range<usize>, Shape<'_>)], count: usize) -> Option<Range<usize>> {
+fn unequal_last_turn(tc: &TestCase, items: &[Item<'_>], count: usize) -> Option<Range<usize>> {
     let first = items.first()?;
-    let bounds = |item: &(Range<usize>, Shape<'_>)| match item.1 {
+    let bounds = |item: &Item<'_>| match item.1 {
         Shape::Draw(_) => tc.draws[item.0.start].bounds,
         Shape::Call(_) => None,
     };
@@ -175,8 +210,54 @@ fn unequal_last_turn(tc: &TestCase, items: &[(Range<usize>, Shape<'_>)], count: 
     (count >= 2 && opens.len() == count).then(|| opens[count - 1]..items.len())
 }
 
+/// Draw `d` as a count whose exact value (its bounds recorded) is more
+/// than the items after it: the draws of its last turn, for each reading
+/// of [`last_turns_inside`] that holds bytes.
+fn inner_turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
+    let draw = &tc.draws[d];
+    if draw.bounds.is_none() || !matches!(draw.kind, DrawKind::Int { .. } | DrawKind::Range) {
+        return Vec::new();
+    }
+    let value = draw.result(&tc.bytes).filter(|&v| v >= 1 && draw.value_of(v - 1).is_some());
+    let Some(count) = value.and_then(|v| usize::try_from(v).ok()) else { return Vec::new() };
+    let turns = last_turns_inside(tc, &items_after(tc, d), count);
+    turns.into_iter().filter(|turn| tc.draws[turn.clone()].iter().any(|w| !w.span.is_empty())).collect()
+}
+
+/// The last turn of a loop whose exact `count` is more than the `items`
+/// after it, read in the items one call deeper: runs of two or more at
+/// their end that repeat the run before them, the shortest first, then
+/// runs whose shape came earlier anywhere (a last turn of a kind the turn
+/// before it was not), at most [`READINGS`]. A function called per turn
+/// whose first draw differs between turns (wasm-smith's types: a subtype's
+/// first draw is a ratio an earlier type did not read) leaves one call's
+/// span running on over the turns after it, as a frame ends only where its
+/// first draw's place draws again (decision 0099).
+fn last_turns_inside(tc: &TestCase, items: &[Item<'_>], count: usize) -> Vec<Range<usize>> {
+    if count <= items.len() {
+        return Vec::new();
+    }
+    let flat: Vec<Item<'_>> = items
+        .iter()
+        .flat_map(|item| match item.2 {
+            Some(call) => items_in(tc, tc.draw_ranges[call].clone(), children(tc, call)),
+            None => vec![item.clone()],
+        })
+        .collect();
+    let n = flat.len();
+    let same = |a: usize, b: usize, k: usize| (0..k).all(|j| flat[a + j].1 == flat[b + j].1);
+    let lengths = (2..=MAX_TURN).take_while(|&k| 2 * k <= n);
+    let periods = lengths.clone().filter(|&k| same(n - k, n - 2 * k, k));
+    let earlier = lengths.filter(|&k| !same(n - k, n - 2 * k, k) && (0..n - 2 * k).any(|a| same(n - k, a, k)));
+    periods.chain(earlier).take(READINGS).map(|k| flat[n - k].0.start..flat[n - 1].0.end).collect()
+}
+
+/// A draw, or a call under a span taken whole: its draws, its shape, and
+/// the call's example.
+type Item<'a> = (Range<usize>, Shape<'a>, Option<usize>);
+
 /// An item's shape: a draw's kind, or a call's site.
-#[derive(PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Shape<'a> {
     Draw(DrawKind),
     Call(&'a str),
@@ -184,21 +265,24 @@ enum Shape<'a> {
 
 /// The items after draw `d` in the innermost span holding it: each a draw
 /// or a call under the span, taken whole.
-fn items_after(tc: &TestCase, d: usize) -> Vec<(Range<usize>, Shape<'_>)> {
-    let (end, calls) = match (0..tc.examples.len()).rev().find(|&e| tc.draw_ranges[e].contains(&d)) {
-        Some(p) => (tc.draw_ranges[p].end, children(tc, p)),
-        None => (tc.draws.len(), tc.sibling_groups()[0].as_slice()),
-    };
+fn items_after(tc: &TestCase, d: usize) -> Vec<Item<'_>> {
+    match (0..tc.examples.len()).rev().find(|&e| tc.draw_ranges[e].contains(&d)) {
+        Some(p) => items_in(tc, d + 1..tc.draw_ranges[p].end, children(tc, p)),
+        None => items_in(tc, d + 1..tc.draws.len(), tc.sibling_groups()[0].as_slice()),
+    }
+}
+
+/// The items among `draws`: each a draw, or one of `calls` (examples) taken whole.
+fn items_in<'a>(tc: &'a TestCase, draws: Range<usize>, calls: &[usize]) -> Vec<Item<'a>> {
     // The calls in input order, their draws in order too: one pass over both.
-    let mut calls =
-        calls.iter().map(|&c| (&tc.draw_ranges[c], &tc.examples[c])).filter(|(r, _)| r.start > d).peekable();
+    let mut calls = calls.iter().filter(|&&c| tc.draw_ranges[c].start >= draws.start).peekable();
     let mut items = Vec::new();
-    let mut k = d + 1;
-    while k < end {
-        while calls.next_if(|(r, _)| r.start < k || r.is_empty()).is_some() {}
-        let item = match calls.next_if(|(r, _)| r.start == k) {
-            Some((r, e)) => (r.clone(), Shape::Call(&e.label)),
-            None => (k..k + 1, Shape::Draw(tc.draws[k].kind)),
+    let mut k = draws.start;
+    while k < draws.end {
+        while calls.next_if(|&&c| tc.draw_ranges[c].start < k || tc.draw_ranges[c].is_empty()).is_some() {}
+        let item = match calls.next_if(|&&c| tc.draw_ranges[c].start == k) {
+            Some(&c) => (tc.draw_ranges[c].clone(), Shape::Call(&tc.examples[c].label), Some(c)),
+            None => (k..k + 1, Shape::Draw(tc.draws[k].kind), None),
         };
         k = item.0.end;
         items.push(item);
@@ -336,6 +420,63 @@ mod tests {
         // Two instructions (1 + 1): a jump, then a constant; the constant goes with the count lowered to 1.
         let input = [1, 2, 9, 0, 0, 0, 0, 5, 5];
         assert_eq!(run("delete-turns", &input, block), [0, 2, 9, 0, 0, 0]);
+    }
+
+    /// A group of types built by hand, as wasm-smith's rec groups: a bound
+    /// (0 to 7), a count up to it (both ranges with their bounds), then per
+    /// turn three draws: a final type (`le`, then two ranges) or, from the
+    /// third turn on, a subtype (a ratio range first). One call's span runs
+    /// from the third turn to the last (its first draw's place never draws
+    /// again). A flag follows the group only where the count is below the
+    /// bound (a set flag: another group, not modelled), then a body byte.
+    /// The bug: a third turn whose ratio reads 1, and a body of `B`.
+    fn group(input: &[u8]) -> Verdict {
+        let len = input.len();
+        let (Some(bound), Some(count)) = (input.first().map(|b| b % 8), input.get(1)) else { return Verdict::Boring };
+        let count = count % (bound + 1);
+        let mut examples = vec![Example::new(0..1, len..len, "draw:range:1:0:7", 0)];
+        examples.push(Example::new(1..2, len..len, format!("draw:range:1:0:{bound:x}").as_str(), 1));
+        let end = 2 + 3 * usize::from(count);
+        if end > len {
+            return Verdict::Boring;
+        }
+        for turn in 0..usize::from(count) {
+            let at = 2 + 3 * turn;
+            let (labels, call) = match turn {
+                0 | 1 => (["draw:le:1", "draw:range:1:0:2", "draw:range:1:0:2"], Some(at..at + 3)),
+                2 => (["draw:range:1:1:1f", "draw:range:1:0:2", "draw:le:1"], Some(at..end)),
+                _ => (["draw:range:1:1:1f", "draw:range:1:0:2", "draw:le:1"], None),
+            };
+            if let Some(call) = call {
+                examples.push(Example::new(call, len..len, "call:0000000b", 1));
+            }
+            for (j, label) in labels.into_iter().enumerate() {
+                examples.push(Example::new(at + j..at + j + 1, len..len, label, 2));
+            }
+        }
+        examples.insert(1, Example::new(1..end, len..len, "call:0000000a", 0));
+        let mut at = end;
+        if count < bound {
+            match input.get(at) {
+                Some(flag) if flag & 1 == 0 => examples.push(Example::new(at..at + 1, len..len, "draw:le:1", 0)),
+                _ => return Verdict::Boring,
+            }
+            at += 1;
+        }
+        let Some(&body) = input.get(at) else { return Verdict::Boring };
+        examples.push(Example::new(at..at + 1, len..len, "draw:le:1", 0));
+        match (count >= 3 && input[8] == 1, body) {
+            (true, b'B') => Verdict::Interesting(examples),
+            _ => Verdict::Boring,
+        }
+    }
+
+    #[test]
+    fn deletes_last_turns_inside_a_span_that_runs_over_them_with_the_flag_a_bound_left_unread() {
+        // Five types at the bound of five: the last two go, the first with
+        // a stop flag where the group no longer reaches its bound.
+        let input = [5, 5, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, b'B'];
+        assert_eq!(run("delete-inner-turns", &input, group), [5, 3, 1, 0, 0, 1, 0, 0, 1, 0, 0, 0, b'B']);
     }
 
     #[test]

@@ -104,6 +104,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "shrink-contents", tier: Tier::Shrink, guarantee: false, step: contents::step },
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-turns", tier: Tier::Shrink, guarantee: false, step: adjust::delete_turns },
+    PassDef { name: "delete-inner-turns", tier: Tier::Shrink, guarantee: true, step: adjust::delete_inner_turns },
     PassDef { name: "lower-with-stop", tier: Tier::Shrink, guarantee: true, step: stops::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },

@@ -557,7 +557,8 @@ fn a_shrink_that_passed_only_after_earlier_runs_is_run_again_in_fresh_children()
 /// free passes. Its `!` inputs have long notes and the same features,
 /// which a note of 4 bytes has too (the candidates' server, unchecked,
 /// reached `UAF!abcd`; the stack depth is `UAF#`'s, so their shrink runs
-/// there); with a note of less than 8 bytes they crash with the quarantine. The new corpus never holds such an input: the result is
+/// there); with a note of less than 8 bytes they crash with the
+/// quarantine. The new corpus never holds such an input: the result is
 /// checked with AddressSanitizer's defaults, and the shrink runs again with
 /// them.
 #[test]

@@ -144,12 +144,7 @@ const MAX_TURN: usize = 16;
 /// by one lowers such a count by one all the same.
 fn turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     let draw = &tc.draws[d];
-    let value = match draw.kind {
-        DrawKind::Int { .. } | DrawKind::Range => draw.result(&tc.bytes).filter(|&v| v >= 1),
-        _ => None,
-    };
-    let value = value.filter(|&v| draw.value_of(v - 1).is_some());
-    let Some(value) = value else { return Vec::new() };
+    let Some(value) = count_of(draw, &tc.bytes) else { return Vec::new() };
     let items = items_after(tc, d);
     let same = |a: usize, b: usize, k: usize| (0..k).all(|j| items[a + j].1 == items[b + j].1);
     let repeats = |k: usize| (1..).take_while(|&c| (c + 1) * k <= items.len() && same(0, c * k, k)).count() + 1;
@@ -210,16 +205,23 @@ fn unequal_last_turn(tc: &TestCase, items: &[Item<'_>], count: usize) -> Option<
     (count >= 2 && opens.len() == count).then(|| opens[count - 1]..items.len())
 }
 
+/// `draw`'s result in `bytes` as a count a turn can be taken from: a
+/// number (an integer or a range) of one or more whose value one less has
+/// a spelling in its span.
+fn count_of(draw: &Draw, bytes: &[u8]) -> Option<u128> {
+    if !matches!(draw.kind, DrawKind::Int { .. } | DrawKind::Range) {
+        return None;
+    }
+    draw.result(bytes).filter(|&v| v >= 1 && draw.value_of(v - 1).is_some())
+}
+
 /// Draw `d` as a count whose exact value (its bounds recorded) is more
 /// than the items after it: the draws of its last turn, for each reading
 /// of [`last_turns_inside`] that holds bytes.
 fn inner_turns(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
     let draw = &tc.draws[d];
-    if draw.bounds.is_none() || !matches!(draw.kind, DrawKind::Int { .. } | DrawKind::Range) {
-        return Vec::new();
-    }
-    let value = draw.result(&tc.bytes).filter(|&v| v >= 1 && draw.value_of(v - 1).is_some());
-    let Some(count) = value.and_then(|v| usize::try_from(v).ok()) else { return Vec::new() };
+    let exact = draw.bounds.and_then(|_| count_of(draw, &tc.bytes));
+    let Some(count) = exact.and_then(|v| usize::try_from(v).ok()) else { return Vec::new() };
     let turns = last_turns_inside(tc, &items_after(tc, d), count);
     turns.into_iter().filter(|turn| tc.draws[turn.clone()].iter().any(|w| !w.span.is_empty())).collect()
 }

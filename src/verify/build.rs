@@ -17,12 +17,13 @@ use std::time::Instant;
 
 use nix::sys::signal::Signal;
 
+use super::mode::built_with_o;
 use super::toolchain::{builder_for, Builder};
 use crate::exec::process::{last_lines, signal_group};
 use crate::exec::RunningGroup;
 use crate::options::ProjectOptions;
 use crate::project::cargo::command_line;
-use crate::project::{FuzzProject, Sanitizer};
+use crate::project::{BuildFlags, FuzzProject, Sanitizer};
 
 /// The binary at `binary`, mapped to be read; `None` when there is no such file.
 pub(super) fn mapped(binary: &Path) -> Option<memmap2::Mmap> {
@@ -59,6 +60,17 @@ pub(crate) fn sanitizer_for(binary: Option<&[u8]>, harness: Sanitizer) -> (Sanit
     }
 }
 
+/// Whether the cross-check adds `-O` where the user gave no build mode
+/// (`--dev`, `-O`, `-a`): when the binary `cargo fuzz build` made at
+/// `binary` was built with it (cargo's records say so,
+/// [`built_with_o`]). Without, cargo-fuzz turns debug assertions on, and
+/// the user's binary would be replaced by a build of every crate with
+/// them (decision 0119).
+pub(crate) fn release_for(binary: &Path, flags: &BuildFlags) -> bool {
+    let moded = flags.dev || flags.release || flags.debug_assertions;
+    !moded && built_with_o(binary) == Some(true)
+}
+
 /// What the cross-check builds: the user's target, with their build options.
 #[derive(Clone, Copy, Debug)]
 pub struct BuildRequest<'a> {
@@ -70,6 +82,17 @@ pub struct BuildRequest<'a> {
     pub options: &'a ProjectOptions,
     /// The working directory (relative paths in the options are from it).
     pub cwd: &'a Path,
+}
+
+/// The binary a finished build made, and how.
+#[derive(Debug)]
+pub struct Built {
+    /// Its path.
+    pub binary: PathBuf,
+    /// Its sanitizer.
+    pub sanitizer: Sanitizer,
+    /// Built with `-O` the user did not give, as the binary there was ([`release_for`]).
+    pub release: bool,
 }
 
 /// A `cargo fuzz build` under way (or done).
@@ -86,6 +109,8 @@ pub struct LibFuzzerBuild {
     sanitizer: Sanitizer,
     /// Whether a binary was there already (built with that sanitizer).
     existing: bool,
+    /// Whether it adds `-O`, as the binary there was built ([`release_for`]).
+    release: bool,
     /// Whose cargo builds it: ours, the toolchain that built the binary there, or ours apart.
     builder: Builder,
     /// Where its process group is published while it runs, for Ctrl-C.
@@ -114,11 +139,13 @@ impl LibFuzzerBuild {
         let existing_binary = mapped(&binary);
         let (sanitizer, existing) = sanitizer_for(existing_binary.as_deref(), options.flags.sanitizer);
         let builder = builder_for(existing_binary.as_deref(), cargo);
+        drop(existing_binary);
+        let release = release_for(&binary, &options.flags);
         let mut binary = binary;
         if let (Builder::Apart(_), Some((dir, apart))) = (&builder, apart(&binary)) {
             (target_dir, binary) = (Some(dir), apart);
         }
-        let mut command = command(cargo, &builder, request, sanitizer, target_dir.as_deref());
+        let mut command = command(cargo, &builder, request, (sanitizer, release), target_dir.as_deref());
         let line = command_line(&command);
         let log = tempfile::tempfile().map_err(|e| format!("cannot make a scratch file for `{line}`: {e}"))?;
         let output = |log: &File| log.try_clone().map(Stdio::from);
@@ -144,6 +171,7 @@ impl LibFuzzerBuild {
             binary,
             sanitizer,
             existing,
+            release,
             builder,
             running,
             new_lockfile,
@@ -170,9 +198,10 @@ impl LibFuzzerBuild {
             );
         }
         if self.existing {
+            let mode = if self.release { " and -O" } else { "" };
             format!(
                 "libFuzzer cross-check: `{}` in the background (a no-op when the binary `cargo fuzz build` made, \
-                 with {}, is up to date)",
+                 with {}{mode}, is up to date)",
                 self.line,
                 self.sanitizer.description()
             )
@@ -185,10 +214,10 @@ impl LibFuzzerBuild {
         }
     }
 
-    /// Waits for the build; the binary's path and sanitizer, or why there is none.
+    /// Waits for the build; its binary and how it was built, or why there is none.
     /// `installed` says whether cargo-fuzz is there, asked only when the
     /// build failed (to say so rather than show cargo's error).
-    pub fn finish(mut self, installed: impl FnOnce() -> bool, verbose: bool) -> Result<(PathBuf, Sanitizer), String> {
+    pub fn finish(mut self, installed: impl FnOnce() -> bool, verbose: bool) -> Result<Built, String> {
         let line = self.line.clone();
         let child = self.child.as_mut().expect("a build is finished once");
         let status = child.wait();
@@ -209,7 +238,7 @@ impl LibFuzzerBuild {
         if verbose {
             eprintln!("built {} in {:.1?}", binary.display(), self.started.elapsed());
         }
-        Ok((binary, self.sanitizer))
+        Ok(Built { binary, sanitizer: self.sanitizer, release: self.release })
     }
 
     /// Removes the lockfile cargo wrote into a project that had none.
@@ -253,13 +282,14 @@ fn apart(binary: &Path) -> Option<(PathBuf, PathBuf)> {
     Some((dir, built))
 }
 
-/// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--target-dir DIR] TARGET`,
-/// with our cargo or under `rustup run TOOLCHAIN`.
+/// `cargo fuzz build --sanitizer SANITIZER --fuzz-dir DIR [flags] [--release] [--target-dir DIR] TARGET`,
+/// with our cargo or under `rustup run TOOLCHAIN`; `--release` where the
+/// user gave no mode but the binary there was built so ([`release_for`]).
 fn command(
     cargo: &OsString,
     builder: &Builder,
     request: &BuildRequest<'_>,
-    sanitizer: Sanitizer,
+    (sanitizer, release): (Sanitizer, bool),
     target_dir: Option<&Path>,
 ) -> Command {
     let BuildRequest { project, target, options, cwd } = *request;
@@ -279,6 +309,9 @@ fn command(
     }
     command.arg(&project.fuzz_dir);
     command.args(options.flags.cargo_fuzz_args());
+    if release {
+        command.arg("--release");
+    }
     if let Some(dir) = target_dir {
         command.arg("--target-dir").arg(dir);
     }
@@ -402,5 +435,40 @@ mod tests {
         assert_eq!(sanitizer_for(Sanitizer::Address), (Sanitizer::None, Some(Sanitizer::None)));
         std::fs::write(&path, b"\x7fELF ... __msan_init").unwrap();
         assert_eq!(sanitizer_for(Sanitizer::None), (Sanitizer::None, None), "one the harness cannot have");
+    }
+
+    /// Where the user gave no build mode, the cross-check builds as the
+    /// binary there was (cargo's records say): with `-O` when it was built
+    /// so, else as cargo-fuzz does by default; a mode the user gave is theirs.
+    #[test]
+    fn a_binary_built_with_o_is_cross_checked_with_o() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = dir.path().join("args");
+        let binary = dir.path().join("t");
+        let body = format!("echo \"$@\" > {}; touch {}", args.display(), binary.display());
+        let (cargo, project) = fake_cargo(dir.path(), &body);
+        let built_with = |flags: BuildFlags| {
+            let _ = std::fs::remove_file(&args);
+            let options = ProjectOptions { target_dir: Some(dir.path().to_path_buf()), flags, ..Default::default() };
+            let request = BuildRequest { project: &project, target: "t", options: &options, cwd: dir.path() };
+            let build = LibFuzzerBuild::start(&cargo, &request, binary.clone(), Default::default()).unwrap();
+            let release = build.finish(|| true, false).unwrap().release;
+            let args = std::fs::read_to_string(&args).unwrap();
+            let words: Vec<&str> = args.split_whitespace().collect();
+            assert_eq!(words.last(), Some(&"t"), "{args}");
+            (release, words.contains(&"--release"))
+        };
+        let none = BuildFlags::default;
+        let [with, without] = super::super::mode::tests::two_builds(dir.path(), "t");
+        std::fs::hard_link(without, &binary).unwrap();
+        assert_eq!(built_with(none()), (true, true), "a binary built with -O");
+        assert_eq!(built_with(BuildFlags { debug_assertions: true, ..none() }), (false, false), "-a given");
+        assert_eq!(built_with(BuildFlags { dev: true, ..none() }), (false, false), "--dev given");
+        assert_eq!(built_with(BuildFlags { release: true, ..none() }), (false, true), "-O given");
+        std::fs::remove_file(&binary).unwrap();
+        std::fs::hard_link(with, &binary).unwrap();
+        assert_eq!(built_with(none()), (false, false), "a binary built without");
+        std::fs::remove_file(&binary).unwrap();
+        assert_eq!(built_with(none()), (false, false), "no binary yet");
     }
 }

@@ -25,9 +25,10 @@ use crate::project::Sanitizer;
 use crate::signature::{Level, Signature};
 
 mod build;
+mod mode;
 mod toolchain;
 
-pub use build::{BuildRequest, LibFuzzerBuild};
+pub use build::{BuildRequest, Built, LibFuzzerBuild};
 
 /// The cross-check's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,10 +114,11 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         }
         build.finish(installed, request.verbose)
     });
-    let (binary, sanitizer) = match finished {
+    let built = match finished {
         Ok(built) => built,
         Err(reason) => return LibFuzzerCheck::skipped(reason),
     };
+    let (binary, sanitizer) = (&built.binary, built.sanitizer);
     let line = format!(
         "{} -runs=1 -rss_limit_mb={} {}",
         quote(&binary.to_string_lossy()),
@@ -138,18 +140,37 @@ pub fn with_libfuzzer(request: &Request, build: Result<LibFuzzerBuild, String>) 
         Err(e) => return LibFuzzerCheck::skipped(format!("cannot run `{line}`: {e:#}")),
     };
     // Its report unsymbolized (`symbolize=0`, from the request's env): its frames looked up here.
-    outcome.frames = Symbolizer::new(&binary).report_frames(&outcome.stderr_text());
+    outcome.frames = Symbolizer::new(binary).report_frames(&outcome.stderr_text());
     let signature = Signature::of(&outcome);
     let across = sanitizer != request.harness_sanitizer;
-    let built = if across { format!(" (built with {})", sanitizer.description()) } else { String::new() };
+    let how = built_how(&built, across);
+    // The harness had debug assertions, the binary none: the way to reduce on the binary's build.
+    let hint = if built.release { "; with -O the harness is built as it was" } else { "" };
     let (verified, reason) = match &signature {
         Some(actual) if same_crash(request.expected, actual, request.level, across) => {
-            (Verdict::Yes, format!("the cargo fuzz build{built} crashes the same way: {actual}"))
+            (Verdict::Yes, format!("the cargo fuzz build{how} crashes the same way: {actual}"))
         }
-        Some(actual) => (Verdict::No, format!("the cargo fuzz build{built} crashes differently: {actual}")),
-        None => (Verdict::No, format!("the cargo fuzz build{built} does not crash on it ({})", outcome.status)),
+        Some(actual) => (Verdict::No, format!("the cargo fuzz build{how} crashes differently: {actual}{hint}")),
+        None => (Verdict::No, format!("the cargo fuzz build{how} does not crash on it ({}){hint}", outcome.status)),
     };
     LibFuzzerCheck { verified, reason, command: Some(line), signature }
+}
+
+/// How the cross-check's binary was built where the harness was not, in
+/// words: " (built with AddressSanitizer)", " (built with -O, as ...)", or "".
+fn built_how(built: &Built, across: bool) -> String {
+    let mut ways = Vec::new();
+    if across {
+        ways.push(built.sanitizer.description().to_string());
+    }
+    if built.release {
+        ways.push("-O, as the binary `cargo fuzz build` made was, without debug assertions".to_string());
+    }
+    if ways.is_empty() {
+        String::new()
+    } else {
+        format!(" (built with {})", ways.join(" and "))
+    }
 }
 
 /// Whether the libFuzzer binary's crash `actual` is the harness's `expected`

@@ -58,19 +58,24 @@ fn fingerprint(binary: &Path) -> (Vec<u8>, SystemTime) {
     (bytes, std::fs::metadata(binary).unwrap().modified().unwrap())
 }
 
-#[test]
-fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_as_it_was() {
+/// `rustup run nightly cargo fuzz build ARGS bug`, then ours on a crash
+/// with no build options: the summary and stderr, once the user's binary
+/// is checked to be left as it was (not rebuilt, not replaced).
+fn cross_checked_after(build_args: &[&str]) -> (Value, String) {
     cargo_fuzz::require();
     let _lock = project_lock();
     let project = bug_project();
     let built = Command::new("rustup")
         .current_dir(&project)
-        .args(["run", "nightly", "cargo", "fuzz", "build", "bug"])
+        .args(["run", "nightly", "cargo", "fuzz", "build"])
+        .args(build_args)
+        .arg("bug")
         .output()
         .unwrap();
     assert!(
         built.status.success(),
-        "`rustup run nightly cargo fuzz build bug` failed (a nightly toolchain: `rustup toolchain install nightly`):\n{}",
+        "`rustup run nightly cargo fuzz build {build_args:?} bug` failed (a nightly toolchain: `rustup toolchain \
+         install nightly`):\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
     let binary = project.join("fuzz/target/x86_64-unknown-linux-gnu/release/bug");
@@ -86,14 +91,32 @@ fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_
         .arg(scratch.path().join("out"))
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert_eq!(run.status.code(), Some(0), "{stderr}");
     let summary: Value = serde_json::from_slice(&run.stdout).unwrap();
-    assert_eq!(summary["libfuzzer"]["verified"], "yes", "{summary:#}\n{stderr}");
     assert_eq!(std::fs::read(scratch.path().join("out")).unwrap(), b"bug");
     let after = fingerprint(&binary);
-    assert!(after.0 == before.0, "the user's nightly binary was replaced:\n{stderr}");
-    assert_eq!(after.1, before.1, "the user's nightly binary was written again (a rebuild):\n{stderr}");
+    assert!(after.0 == before.0, "the user's binary was replaced:\n{stderr}");
+    assert_eq!(after.1, before.1, "the user's binary was written again (a rebuild):\n{stderr}");
+    (summary, stderr)
+}
+
+#[test]
+fn a_binary_built_with_the_nightly_toolchain_is_cross_checked_as_it_is_and_left_as_it_was() {
+    let (summary, stderr) = cross_checked_after(&[]);
+    assert_eq!(summary["libfuzzer"]["verified"], "yes", "{summary:#}\n{stderr}");
+}
+
+/// `cargo fuzz build -O` leaves a binary without debug assertions; ours,
+/// given no mode, cross-checks with `-O` (decision 0119) rather than
+/// rebuild every crate with them and replace it.
+#[test]
+fn a_binary_built_with_o_is_cross_checked_with_o_and_left_as_it_was() {
+    let (summary, stderr) = cross_checked_after(&["-O"]);
+    assert_eq!(summary["libfuzzer"]["verified"], "yes", "{summary:#}\n{stderr}");
+    let reason = summary["libfuzzer"]["reason"].as_str().unwrap();
+    assert!(reason.contains("built with AddressSanitizer and -O"), "{reason}");
+    assert!(stderr.contains("--release"), "the progress line gives the command:\n{stderr}");
 }
 
 #[test]

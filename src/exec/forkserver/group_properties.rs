@@ -1,4 +1,4 @@
-//! Population test of `delete-turns` on groups of types as wasm-smith builds them, with the spans the call chains make (`calls.rs`).
+//! Population test of `delete-turns`, `delete-inner-turns` and `delete-realigning` on groups of types as wasm-smith builds them, with the spans the call chains make (`calls.rs`).
 //!
 //! A program: a limit on types (a range of 0 to 15), then groups while
 //! fewer types than the limit were made and a flag reads true; a group's
@@ -10,8 +10,13 @@
 //! subtypes after it (decision 0099's rule). Then a body byte. The bug: a
 //! type of kind 2 that is not final, and an odd body. A person writes
 //! `[1, 1, 1, 0, 2, 1]`: a limit of one, one group of one such type.
+//!
+//! Least programs of 200 (decisions 0118, 0120): 130 with neither of the
+//! last two passes, 166 with `delete-inner-turns`, 200 with
+//! `delete-realigning` too (the types before the one the bug needs go),
+//! 182 with its deletions but no realignment.
 
-use crate::reduce::{reduce, Example, Verdict};
+use crate::reduce::{reduce, Example, Oracle, Verdict};
 
 use super::calls::with_spans;
 
@@ -88,6 +93,25 @@ fn sub_type(r: &mut Reader<'_>, supers: usize) -> (Option<u8>, bool) {
     (Some(r.range(0, 2, &path, 16)), fin)
 }
 
+/// Runs programs as the harness does: the verdict, and what the last run
+/// recorded whatever the verdict (moves learn from boring runs).
+#[derive(Default)]
+struct Programs {
+    last: Vec<Example>,
+}
+
+impl Oracle for Programs {
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
+        let (types, body, examples) = read(input);
+        self.last.clone_from(&examples);
+        Ok(if holds(&types, body) { Verdict::Interesting(examples) } else { Verdict::Boring })
+    }
+
+    fn recorded(&self) -> Option<Vec<Example>> {
+        Some(self.last.clone())
+    }
+}
+
 /// Whether a program has the bug: a type of kind 2 not final, and an odd body.
 fn holds(types: &Types, body: bool) -> bool {
     body && types.contains(&(Some(2), false))
@@ -151,18 +175,16 @@ fn random_input(rng: &mut fastrand::Rng) -> Vec<u8> {
 #[test]
 fn groups_of_types_reduce_to_the_one_type_the_bug_needs() {
     let mut rng = fastrand::Rng::with_seed(118);
-    let (mut exact, cases) = (0, 200);
+    let (mut exact, cases, mut tests) = (0, 200, 0);
     for _ in 0..cases {
         let input = random_input(&mut rng);
-        let oracle = |s: &[u8]| match read(s) {
-            (types, body, examples) if holds(&types, body) => Verdict::Interesting(examples),
-            _ => Verdict::Boring,
-        };
-        let result = reduce(&input, oracle).unwrap().best.bytes;
+        let reduction = reduce(&input, Programs::default()).unwrap();
+        tests += reduction.stats.tests;
+        let result = reduction.best.bytes;
         let (types, body, _) = read(&result);
         assert!(holds(&types, body), "{input:02x?}: {result:02x?}");
         exact += usize::from(result == [1, 1, 1, 0, 2, 1]);
     }
-    eprintln!("the least program: {exact} of {cases}");
-    assert!(exact * 100 >= cases * 80, "{exact} of {cases}");
+    eprintln!("the least program: {exact} of {cases}, {tests} tests");
+    assert!(exact * 100 >= cases * 95, "{exact} of {cases}");
 }

@@ -208,7 +208,7 @@ fn unequal_last_turn(tc: &TestCase, items: &[Item<'_>], count: usize) -> Option<
 /// `draw`'s result in `bytes` as a count a turn can be taken from: a
 /// number (an integer or a range) of one or more whose value one less has
 /// a spelling in its span.
-fn count_of(draw: &Draw, bytes: &[u8]) -> Option<u128> {
+pub(super) fn count_of(draw: &Draw, bytes: &[u8]) -> Option<u128> {
     if !matches!(draw.kind, DrawKind::Int { .. } | DrawKind::Range) {
         return None;
     }
@@ -239,19 +239,29 @@ fn last_turns_inside(tc: &TestCase, items: &[Item<'_>], count: usize) -> Vec<Ran
     if count <= items.len() {
         return Vec::new();
     }
-    let flat: Vec<Item<'_>> = items
-        .iter()
-        .flat_map(|item| match item.2 {
-            Some(call) => items_in(tc, tc.draw_ranges[call].clone(), children(tc, call)),
-            None => vec![item.clone()],
-        })
-        .collect();
+    let flat = flatten(tc, items);
     let n = flat.len();
     let same = |a: usize, b: usize, k: usize| (0..k).all(|j| flat[a + j].1 == flat[b + j].1);
     let lengths = (2..=MAX_TURN).take_while(|&k| 2 * k <= n);
     let periods = lengths.clone().filter(|&k| same(n - k, n - 2 * k, k));
     let earlier = lengths.filter(|&k| !same(n - k, n - 2 * k, k) && (0..n - 2 * k).any(|a| same(n - k, a, k)));
     periods.chain(earlier).take(READINGS).map(|k| flat[n - k].0.start..flat[n - 1].0.end).collect()
+}
+
+/// `items` one call deeper: each call replaced by the items under it.
+fn flatten<'a>(tc: &'a TestCase, items: &[Item<'a>]) -> Vec<Item<'a>> {
+    items
+        .iter()
+        .flat_map(|item| match item.2 {
+            Some(call) => items_in(tc, tc.draw_ranges[call].clone(), children(tc, call)),
+            None => vec![item.clone()],
+        })
+        .collect()
+}
+
+/// The draws of each item after draw `d` one call deeper ([`flatten`]).
+pub(super) fn flat_items_after(tc: &TestCase, d: usize) -> Vec<Range<usize>> {
+    flatten(tc, &items_after(tc, d)).into_iter().map(|item| item.0).collect()
 }
 
 /// A draw, or a call under a span taken whole: its draws, its shape, and

@@ -23,6 +23,7 @@ mod loops;
 mod lower;
 mod prefix;
 mod products;
+mod realign;
 mod records;
 mod sort;
 mod stops;
@@ -105,6 +106,7 @@ pub(crate) static PASSES: &[PassDef] = &[
     PassDef { name: "delete-adjusting", tier: Tier::Shrink, guarantee: false, step: adjust::step },
     PassDef { name: "delete-turns", tier: Tier::Shrink, guarantee: false, step: adjust::delete_turns },
     PassDef { name: "delete-inner-turns", tier: Tier::Shrink, guarantee: true, step: adjust::delete_inner_turns },
+    PassDef { name: "delete-realigning", tier: Tier::Shrink, guarantee: true, step: realign::step },
     PassDef { name: "lower-with-stop", tier: Tier::Shrink, guarantee: true, step: stops::step },
     PassDef { name: "delete-records", tier: Tier::Shrink, guarantee: false, step: lengths::delete_records },
     PassDef { name: "shrink-payloads", tier: Tier::Shrink, guarantee: false, step: lengths::shrink_payloads },

@@ -33,6 +33,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
+#[cfg(test)]
+pub(crate) use oracle::Recording;
 pub use oracle::{Fallible, Oracle, Verdict};
 pub(crate) use shrinker::hash;
 pub use stats::{Observer, PassStats, Progress, Quiet, Speculation, Stats, StopReason};

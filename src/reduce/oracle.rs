@@ -83,3 +83,33 @@ impl<F: FnMut(&[u8]) -> anyhow::Result<Verdict>> Oracle for Fallible<F> {
         (self.0)(input)
     }
 }
+
+/// A test's oracle that also says what every run recorded, as the harness
+/// does (moves learn from boring runs): `run` reads an input as whether it
+/// is interesting and its examples.
+#[cfg(test)]
+pub(crate) struct Recording<F> {
+    run: F,
+    last: Vec<Example>,
+}
+
+#[cfg(test)]
+impl<F: FnMut(&[u8]) -> (bool, Vec<Example>)> Recording<F> {
+    /// An oracle over `run`.
+    pub(crate) fn new(run: F) -> Self {
+        Recording { run, last: Vec::new() }
+    }
+}
+
+#[cfg(test)]
+impl<F: FnMut(&[u8]) -> (bool, Vec<Example>)> Oracle for Recording<F> {
+    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
+        let (interesting, examples) = (self.run)(input);
+        self.last.clone_from(&examples);
+        Ok(if interesting { Verdict::Interesting(examples) } else { Verdict::Boring })
+    }
+
+    fn recorded(&self) -> Option<Vec<Example>> {
+        Some(self.last.clone())
+    }
+}

@@ -1,5 +1,6 @@
 //! Property tests of the whole reducer over many random predicates: always interesting, never worse, deterministic, 1-minimal.
 
+use super::oracle::Recording;
 use super::passes::one_pass::flagged_list;
 use super::*;
 
@@ -397,8 +398,9 @@ impl Loops {
         Some(count)
     }
 
-    /// Both loops, each in a call span of its own.
-    fn oracle(self, input: &[u8]) -> Verdict {
+    /// Both loops, each in a call span of its own: whether the input has
+    /// the wanted results, and what its run recorded.
+    fn oracle(self, input: &[u8]) -> (bool, Vec<Example>) {
         let (mut at, mut examples) = (0, Vec::new());
         let span = |examples: &mut Vec<Example>, at: &mut usize| {
             let (start, first) = (*at, examples.len());
@@ -409,10 +411,7 @@ impl Loops {
         };
         let params = span(&mut examples, &mut at);
         let results = span(&mut examples, &mut at);
-        match (params, results) {
-            (Some(_), Some(n)) if n == self.wanted => Verdict::Interesting(examples),
-            _ => Verdict::Boring,
-        }
+        (matches!((params, results), (Some(_), Some(n)) if n == self.wanted), examples)
     }
 
     /// An input with `params` parameters (its count written `modulus` times
@@ -441,8 +440,9 @@ fn a_generators_loops_lose_every_turn_the_bug_does_not_need() {
             Loops { modulus, names: rng.usize(1..3), widths: rng.usize(1..4), wanted: rng.u8(1..modulus.min(4)) };
         let (params, above) = (rng.u8(1..modulus), u8::from(rng.u8(..3) == 0));
         let input = shape.input(&mut rng, params, above);
-        assert!(shape.oracle(&input).is_interesting(), "{shape:?}: {input:?}");
-        let best = reduce_with(&input, |s: &[u8]| shape.oracle(s), &ReduceOptions::default(), &mut Quiet).unwrap().best;
+        assert!(shape.oracle(&input).0, "{shape:?}: {input:?}");
+        let oracle = Recording::new(|s: &[u8]| shape.oracle(s));
+        let best = reduce_with(&input, oracle, &ReduceOptions::default(), &mut Quiet).unwrap().best;
         let mut expected = vec![0, shape.wanted];
         expected.resize(2 + usize::from(shape.wanted) * shape.turn_len(), 0);
         if best.bytes == expected {

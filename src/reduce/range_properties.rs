@@ -6,6 +6,7 @@
 //! range its start). The fuzzer's inputs spell counts and opcodes above
 //! their ranges (a count of 3 as 19) among random instructions.
 
+use super::oracle::Recording;
 use super::*;
 
 /// Which instructions a bug needs, and the least input that has it for a count starting at `low`.
@@ -123,10 +124,10 @@ fn counts_and_opcodes_read_with_their_bounds_reduce_to_the_program_a_person_writ
         let input = random_input(&mut rng, bug, low);
         let expected = write(low, &bug.least(), || 0);
         for bounds in [true, false] {
-            let oracle = |s: &[u8]| match read(s, low, bounds) {
-                (program, examples) if bug.holds(&program) => Verdict::Interesting(examples),
-                _ => Verdict::Boring,
-            };
+            let oracle = Recording::new(|s: &[u8]| {
+                let (program, examples) = read(s, low, bounds);
+                (bug.holds(&program), examples)
+            });
             let result = reduce(&input, oracle).unwrap().best.bytes;
             assert!(bug.holds(&read(&result, low, true).0), "{bug:?} {input:02x?}: {result:02x?}");
             match bounds {

@@ -8,6 +8,7 @@
 //! a later loop; a person writes each bound as the turns it needs (no flag
 //! that says stop is then read) and every other bound as zero.
 
+use super::oracle::Recording;
 use super::*;
 
 /// Loops per program.
@@ -114,10 +115,10 @@ fn bounds_read_before_their_loops_reduce_to_the_turns_the_bug_needs() {
         let second = rng.usize(first + 1..LOOPS);
         let needs = [need(&mut rng, first), need(&mut rng, second)];
         let input = random_input(&mut rng, &needs);
-        let oracle = |s: &[u8]| match read(s) {
-            (loops, examples) if holds(&needs, &loops) => Verdict::Interesting(examples),
-            _ => Verdict::Boring,
-        };
+        let oracle = Recording::new(|s: &[u8]| {
+            let (loops, examples) = read(s);
+            (holds(&needs, &loops), examples)
+        });
         let result = reduce(&input, oracle).unwrap().best.bytes;
         assert!(holds(&needs, &read(&result).0), "{needs:?} {input:02x?}: {result:02x?}");
         exact += usize::from(result == least(&needs));

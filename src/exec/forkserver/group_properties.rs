@@ -16,7 +16,8 @@
 //! `delete-realigning` too (the types before the one the bug needs go),
 //! 182 with its deletions but no realignment.
 
-use crate::reduce::{reduce, Example, Oracle, Verdict};
+use crate::reduce::Recording;
+use crate::reduce::{reduce, Example};
 
 use super::calls::with_spans;
 
@@ -93,25 +94,6 @@ fn sub_type(r: &mut Reader<'_>, supers: usize) -> (Option<u8>, bool) {
     (Some(r.range(0, 2, &path, 16)), fin)
 }
 
-/// Runs programs as the harness does: the verdict, and what the last run
-/// recorded whatever the verdict (moves learn from boring runs).
-#[derive(Default)]
-struct Programs {
-    last: Vec<Example>,
-}
-
-impl Oracle for Programs {
-    fn test(&mut self, input: &[u8]) -> anyhow::Result<Verdict> {
-        let (types, body, examples) = read(input);
-        self.last.clone_from(&examples);
-        Ok(if holds(&types, body) { Verdict::Interesting(examples) } else { Verdict::Boring })
-    }
-
-    fn recorded(&self) -> Option<Vec<Example>> {
-        Some(self.last.clone())
-    }
-}
-
 /// Whether a program has the bug: a type of kind 2 not final, and an odd body.
 fn holds(types: &Types, body: bool) -> bool {
     body && types.contains(&(Some(2), false))
@@ -178,7 +160,11 @@ fn groups_of_types_reduce_to_the_one_type_the_bug_needs() {
     let (mut exact, cases, mut tests) = (0, 200, 0);
     for _ in 0..cases {
         let input = random_input(&mut rng);
-        let reduction = reduce(&input, Programs::default()).unwrap();
+        let oracle = Recording::new(|s: &[u8]| {
+            let (types, body, examples) = read(s);
+            (holds(&types, body), examples)
+        });
+        let reduction = reduce(&input, oracle).unwrap();
         tests += reduction.stats.tests;
         let result = reduction.best.bytes;
         let (types, body, _) = read(&result);

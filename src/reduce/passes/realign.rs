@@ -19,8 +19,11 @@
 //! What it deletes: one to [`WINDOW`] items (draws, or calls taken whole,
 //! one call deeper than the count's span: decision 0118's reading) after
 //! any count read with its range's bounds, anywhere among them, not only
-//! the last turn: the types before the one a bug needs. A guarantee pass
-//! (its choices are many; in the rounds the budget ends it before it pays).
+//! the last turn: the types before the one a bug needs; and from each item
+//! up to the next one that starts as it does, a whole turn of many draws
+//! (a subtype of a struct reads a field type for each of its supertype's
+//! fields). A guarantee pass (its choices are many; in the rounds the
+//! budget ends it before it pays).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -34,6 +37,11 @@ use super::adjust::{count_of, flat_items_after};
 
 /// The most items deleted at once.
 const WINDOW: usize = 3;
+
+/// The most items of a turn deleted at once: from an item up to the next
+/// that starts as it does (a draw, or a call's first draw, of the same
+/// kind and bounds), or for the last turn to the span's end.
+const MAX_TURN: usize = 32;
 
 /// The counts lowered with a deletion, the nearest first (after none).
 const COUNTS: usize = 2;
@@ -89,17 +97,28 @@ pub(crate) fn step(sh: &mut Shrinker<'_>, chooser: &mut Chooser<'_>) -> StepResu
 }
 
 /// What the move deletes: runs of one to [`WINDOW`] items after a count
-/// read with its bounds (one call deeper: `adjust::flat_items_after`), the
-/// last count's first, each run once; each with no count lowered, then
-/// with each of the [`COUNTS`] nearest counts whose items hold it.
+/// read with its bounds (one call deeper: `adjust::flat_items_after`), and
+/// from each item to the next that starts as it does (at most
+/// [`MAX_TURN`] items), the last count's first, each run once; each with
+/// no count lowered, then with each of the [`COUNTS`] nearest counts whose
+/// items hold it.
 fn targets(tc: &TestCase) -> Vec<(Range<usize>, Option<usize>)> {
     let mut counts: HashMap<Range<usize>, Vec<usize>> = HashMap::new();
     let mut order = Vec::new();
     let bounded = |d: &usize| tc.draws[*d].bounds.is_some() && count_of(&tc.draws[*d], &tc.bytes).is_some();
     for d in (0..tc.draws.len()).rev().filter(bounded) {
         let items = flat_items_after(tc, d);
+        let first = |i: usize| {
+            let draw = &tc.draws[items[i].start];
+            (items[i].len() == 1, draw.kind, draw.bounds)
+        };
         for i in 0..items.len() {
-            for k in 1..=WINDOW.min(items.len() - i) {
+            // The next item that starts as this one does; for the last
+            // turn (an earlier item started so), the span's end.
+            let next = (i + 1..items.len().min(i + MAX_TURN + 1)).find(|&j| first(j) == first(i));
+            let last = || (i.saturating_sub(MAX_TURN)..i).any(|h| first(h) == first(i)) && items.len() - i <= MAX_TURN;
+            let turn = next.or_else(|| last().then_some(items.len())).filter(|&j| j - i > WINDOW);
+            for k in (1..=WINDOW.min(items.len() - i)).chain(turn.map(|j| j - i)) {
                 let span = items[i].start..items[i + k - 1].end;
                 let nearest = counts.entry(span.clone()).or_insert_with(|| {
                     order.push(span);
@@ -178,6 +197,35 @@ fn simplest(draw: &Meant) -> Meant {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reduce::Example;
+
+    /// A count of 3 (a range of 0 to 15) and three turns of five draws,
+    /// each a range of 0 to 9 and four flags, in one call's span.
+    fn three_long_turns() -> TestCase {
+        let mut bytes = vec![3];
+        let mut examples = vec![Example::new(0..16, 16..16, "call:00000001", 0)];
+        examples.push(Example::new(0..1, 16..16, "draw:range:1:0:f", 1));
+        for turn in 0..3 {
+            let at = 1 + 5 * turn;
+            bytes.extend([7, 1, 1, 1, 1]);
+            examples.push(Example::new(at..at + 1, 16..16, "draw:range:1:0:9", 1));
+            examples.extend((at + 1..at + 5).map(|i| Example::new(i..i + 1, 16..16, "draw:le:1", 1)));
+        }
+        TestCase::new(bytes, examples)
+    }
+
+    /// Runs of up to three items, and whole turns longer than that, each
+    /// with no count lowered and with the count lowered.
+    #[test]
+    fn a_turn_longer_than_the_window_is_deleted_whole() {
+        let targets = targets(&three_long_turns());
+        for turn in [1..6, 6..11, 11..16] {
+            assert!(targets.contains(&(turn.clone(), None)), "{turn:?} in {targets:?}");
+            assert!(targets.contains(&(turn.clone(), Some(0))), "{turn:?} lowering the count");
+        }
+        assert!(targets.contains(&(2..5, Some(0))), "three flags");
+        assert!(!targets.iter().any(|(span, _)| span.len() == 4), "no run of four but a turn");
+    }
 
     fn byte(kind: DrawKind, value: u8) -> Meant {
         Meant { read: Read::Front(vec![value]), kind, shape: (kind, 1) }

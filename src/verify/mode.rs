@@ -34,18 +34,22 @@ pub(crate) fn built_with_o(binary: &Path) -> Option<bool> {
 }
 
 /// The HASH of the file in `deps/` that `binary` is: the same inode (cargo's
-/// hard link), else the same length and bytes (its copy).
+/// hard link), else the same length and bytes (its copy; the binary read
+/// once, and only for a file of its length).
 fn deps_hash(binary: &Path) -> Option<String> {
     let meta = fs::metadata(binary).ok()?;
-    let deps = binary.parent()?.join("deps");
-    let same = |path: &Path, other: &fs::Metadata| {
-        other.ino() == meta.ino() && other.dev() == meta.dev()
-            || other.len() == meta.len() && fs::read(path).ok() == fs::read(binary).ok()
+    let mut bytes: Option<Option<Vec<u8>>> = None;
+    let mut same = |path: &Path, other: &fs::Metadata| {
+        if other.ino() == meta.ino() && other.dev() == meta.dev() {
+            return true;
+        }
+        let own = bytes.get_or_insert_with(|| fs::read(binary).ok());
+        own.is_some() && fs::read(path).ok() == *own
     };
-    let entries = fs::read_dir(deps).ok()?.flatten();
-    let found = entries
-        .filter(|entry| entry.metadata().is_ok_and(|m| m.is_file() && m.len() == meta.len()))
-        .find(|entry| entry.metadata().is_ok_and(|other| same(&entry.path(), &other)))?;
+    let entries = fs::read_dir(binary.parent()?.join("deps")).ok()?.flatten();
+    let found = entries.into_iter().find(|entry| {
+        entry.metadata().is_ok_and(|other| other.is_file() && other.len() == meta.len() && same(&entry.path(), &other))
+    })?;
     let name = found.file_name().to_string_lossy().into_owned();
     let (_, hash) = name.rsplit_once('-')?;
     hash.chars().all(|c| c.is_ascii_hexdigit()).then(|| hash.to_string())

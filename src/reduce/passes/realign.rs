@@ -108,15 +108,16 @@ fn targets(tc: &TestCase) -> Vec<(Range<usize>, Option<usize>)> {
     let bounded = |d: &usize| tc.draws[*d].bounds.is_some() && count_of(&tc.draws[*d], &tc.bytes).is_some();
     for d in (0..tc.draws.len()).rev().filter(bounded) {
         let items = flat_items_after(tc, d);
-        let first = |i: usize| {
-            let draw = &tc.draws[items[i].start];
-            (items[i].len() == 1, draw.kind, draw.bounds)
-        };
+        // How each item starts: a draw alone or a call, its first draw's kind and bounds.
+        let starts: Vec<_> = items
+            .iter()
+            .map(|item| (item.len() == 1, tc.draws[item.start].kind, tc.draws[item.start].bounds))
+            .collect();
         for i in 0..items.len() {
             // The next item that starts as this one does; for the last
             // turn (an earlier item started so), the span's end.
-            let next = (i + 1..items.len().min(i + MAX_TURN + 1)).find(|&j| first(j) == first(i));
-            let last = || (i.saturating_sub(MAX_TURN)..i).any(|h| first(h) == first(i)) && items.len() - i <= MAX_TURN;
+            let next = (i + 1..items.len().min(i + MAX_TURN + 1)).find(|&j| starts[j] == starts[i]);
+            let last = || starts[i.saturating_sub(MAX_TURN)..i].contains(&starts[i]) && items.len() - i <= MAX_TURN;
             let turn = next.or_else(|| last().then_some(items.len())).filter(|&j| j - i > WINDOW);
             for k in (1..=WINDOW.min(items.len() - i)).chain(turn.map(|j| j - i)) {
                 let span = items[i].start..items[i + k - 1].end;

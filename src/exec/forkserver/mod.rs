@@ -198,6 +198,9 @@ pub struct ForkServerExecutor {
     stay: bool,
     /// The staying child, while one waits for requests.
     staying: Option<Staying>,
+    /// A new staying child's answer to its first run, read before the
+    /// server's `Started` for it (the child ran before the server answered).
+    early: Option<Response>,
 }
 
 /// A child that stays between runs (`Request::Run`'s `stay`).
@@ -243,6 +246,7 @@ impl ForkServerExecutor {
             spinner: Spinner::new(),
             stay: false,
             staying: None,
+            early: None,
         };
         executor.start_server()?;
         Ok(executor)
@@ -379,6 +383,7 @@ impl ForkServerExecutor {
 
     fn stop_server(&mut self) {
         self.staying = None;
+        self.early = None;
         if let Some(server) = self.server.take() {
             stop(server);
         }
@@ -457,6 +462,8 @@ impl ForkServerExecutor {
     /// that child reads the request and answers `Started` with its own pid.
     /// A staying child that ended between runs (killed from outside) left
     /// the server's report of its end first: the server read the request.
+    /// A new staying child can answer its first run before the server
+    /// answers the fork: that answer is kept for [`Self::finished_status`].
     /// The answer is polled for until `spin` ([`spin`]), then waited for.
     fn start_child(
         &mut self,
@@ -473,6 +480,10 @@ impl ForkServerExecutor {
                 Ok(Response::Started { seq: s, pid }) if s == seq => Ok(pid),
                 Ok(Response::Finished { seq: s, .. }) if self.staying.is_some_and(|st| st.first_seq == s) => {
                     self.staying = None;
+                    continue;
+                }
+                Ok(ran @ Response::Ran { seq: s, .. }) if s == seq && self.stay && self.early.is_none() => {
+                    self.early = Some(ran);
                     continue;
                 }
                 Ok(Response::ForkFailed { seq: s, errno }) if s == seq => {
@@ -498,7 +509,11 @@ impl ForkServerExecutor {
     ) -> anyhow::Result<Result<Status, String>> {
         let server = self.server.as_mut().context("no fork server is running")?;
         let limit_kib = self.config.rss_limit_mb.saturating_mul(1024);
-        let (finished, over_limit) = match wait_for_finished(&mut server.status, deadline, spin, pid, limit_kib)? {
+        let waited = match self.early.take() {
+            Some(ran) => Waited::Response(Ok(ran)),
+            None => wait_for_finished(&mut server.status, deadline, spin, pid, limit_kib)?,
+        };
+        let (finished, over_limit) = match waited {
             Waited::Response(response) => (response, false),
             Waited::OverLimit => (Err(String::from(TIMED_OUT)), true),
         };
@@ -551,7 +566,13 @@ impl ForkServerExecutor {
         // In case it left its group; ESRCH means it is already gone.
         let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
         let server = self.server.as_mut().context("no fork server is running")?;
-        let reported = read_response(&mut server.status, Instant::now() + STATUS_GRACE, None)?;
+        let deadline = Instant::now() + STATUS_GRACE;
+        let mut reported = read_response(&mut server.status, deadline, None)?;
+        // A staying child may have answered its run just before it was
+        // killed (found over the limit between its answer and our read).
+        while matches!(reported, Ok(Response::Ran { .. })) {
+            reported = read_response(&mut server.status, deadline, None)?;
+        }
         if !matches!(reported, Ok(Response::Finished { seq: s, .. }) if s == seq) {
             self.stop_server();
             self.restarts += 1;

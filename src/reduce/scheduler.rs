@@ -14,7 +14,8 @@
 //! before, behind the same bytes, is not run again (`memo.rs`). When a round
 //! finds nothing, a final round runs the guarantee passes to exhaustion (and
 //! the others that paid in this reduction, with their budgets), running
-//! every candidate; the reduction ends when that finds nothing either
+//! every candidate (minimizing a crash, each pass of it also after one paid:
+//! decision 0121); the reduction ends when that finds nothing either
 //! (decision 0013).
 
 use super::choice::{ChoiceTree, Chooser, Selection};
@@ -219,8 +220,12 @@ impl Scheduler {
 
     /// The round after one where nothing paid: the guarantee passes run to
     /// exhaustion, the others that paid in this reduction with their budget;
-    /// returns whether any pass paid. It runs every candidate: the memo of
-    /// failed edits (`memo.rs`), which answers some in the rounds, is off.
+    /// returns whether any pass paid. When minimizing a crash every pass of
+    /// it runs, also after one paid: going back to the rounds at once left
+    /// the passes after it for a whole new proof to reach (decision 0121;
+    /// the corpus mode, lowering off, still goes back). It runs every candidate:
+    /// the memo of failed edits (`memo.rs`), which answers some in the
+    /// rounds, is off.
     /// When minimizing a crash a pass that never paid is left out (it never
     /// paid there on the samples); the corpus mode, whose coverage oracle
     /// pays late, keeps it (decision 0016).
@@ -234,15 +239,18 @@ impl Scheduler {
                 state.generation = u64::MAX;
             }
         }
+        let mut any = false;
         for (i, &p) in order.iter().enumerate() {
             let then: Vec<(usize, Budget)> = order[i + 1..].iter().map(|&q| (q, self.final_budget(q))).collect();
             let paid = self.run_pass(sh, p, self.final_budget(p), &then)?;
             self.settle(sh, p, paid);
-            if paid {
+            any |= paid;
+            if paid && !sh.options().lowering {
+                // The corpus mode goes back to its rounds at once, as measured there.
                 return Ok(true);
             }
         }
-        Ok(false)
+        Ok(any)
     }
 
     /// The passes of `order` the final round runs: the guarantee passes and
@@ -466,6 +474,30 @@ mod tests {
         with_scheduler(&corpus, |shrinker, scheduler| {
             assert_eq!(scheduler.final_passes(shrinker, &all), all, "a corpus's shrink runs every pass");
         });
+    }
+
+    /// When minimizing a crash, a final round where a deletion paid goes
+    /// on to the lowering after it (decision 0121); the corpus mode goes
+    /// back to its rounds at the first pass that pays.
+    #[test]
+    fn a_final_round_where_a_deletion_paid_goes_on_to_the_passes_after_it() {
+        use super::{Scheduler, Shrinker, PASSES};
+        use crate::reduce::TestCase;
+        let paid_in_one_final_round = |options: &ReduceOptions| {
+            let mut oracle = |bytes: &[u8]| Verdict::from_bool(bytes.len() >= 2 && bytes.contains(&b'A'));
+            let mut quiet = Quiet;
+            let best = TestCase::new(b"xxAy".to_vec(), Vec::new());
+            let mut shrinker = Shrinker::new(best, &mut oracle, options, &mut quiet);
+            let mut scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
+            let all: Vec<usize> = (0..PASSES.len()).collect();
+            assert!(matches!(scheduler.final_round(&mut shrinker, &all), Ok(true)));
+            let paid = shrinker.stats.passes.iter().filter(|p| p.successes > 0);
+            paid.map(|p| p.name).collect::<Vec<_>>()
+        };
+        let crash = paid_in_one_final_round(&ReduceOptions::default());
+        assert!(crash.contains(&"delete-blocks") && crash.contains(&"lower-bytes"), "{crash:?}");
+        let corpus = paid_in_one_final_round(&ReduceOptions { lowering: false, ..ReduceOptions::default() });
+        assert_eq!(corpus.len(), 1, "{corpus:?}");
     }
 
     /// Only the size counts in the corpus mode: no lowering, no `switch-variants` (decision 0113).

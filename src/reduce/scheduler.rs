@@ -419,14 +419,23 @@ mod tests {
 
     /// Runs `check` on a scheduler of every pass, made for 8 zero bytes that
     /// nothing makes interesting, with its shrinker.
-    fn with_scheduler(options: &ReduceOptions, check: impl FnOnce(&mut super::Shrinker<'_>, &super::Scheduler)) {
+    fn with_scheduler(options: &ReduceOptions, check: impl FnOnce(&mut super::Shrinker<'_>, &mut super::Scheduler)) {
+        with_scheduler_on(&[0; 8], |_| Verdict::Boring, options, check);
+    }
+
+    /// Runs `check` on a scheduler of every pass, made for `input` and `oracle`, with its shrinker.
+    fn with_scheduler_on(
+        input: &[u8],
+        mut oracle: impl FnMut(&[u8]) -> Verdict,
+        options: &ReduceOptions,
+        check: impl FnOnce(&mut super::Shrinker<'_>, &mut super::Scheduler),
+    ) {
         use super::{Scheduler, Shrinker, PASSES};
         use crate::reduce::TestCase;
-        let mut oracle = |_: &[u8]| Verdict::Boring;
         let mut quiet = Quiet;
-        let mut shrinker = Shrinker::new(TestCase::new(vec![0; 8], Vec::new()), &mut oracle, options, &mut quiet);
-        let scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
-        check(&mut shrinker, &scheduler);
+        let mut shrinker = Shrinker::new(TestCase::new(input.to_vec(), Vec::new()), &mut oracle, options, &mut quiet);
+        let mut scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
+        check(&mut shrinker, &mut scheduler);
     }
 
     /// Tests of the passes that never paid.
@@ -481,18 +490,17 @@ mod tests {
     /// back to its rounds at the first pass that pays.
     #[test]
     fn a_final_round_where_a_deletion_paid_goes_on_to_the_passes_after_it() {
-        use super::{Scheduler, Shrinker, PASSES};
-        use crate::reduce::TestCase;
+        use super::PASSES;
         let paid_in_one_final_round = |options: &ReduceOptions| {
-            let mut oracle = |bytes: &[u8]| Verdict::from_bool(bytes.len() >= 2 && bytes.contains(&b'A'));
-            let mut quiet = Quiet;
-            let best = TestCase::new(b"xxAy".to_vec(), Vec::new());
-            let mut shrinker = Shrinker::new(best, &mut oracle, options, &mut quiet);
-            let mut scheduler = Scheduler::new(&mut shrinker, PASSES.iter().collect());
-            let all: Vec<usize> = (0..PASSES.len()).collect();
-            assert!(matches!(scheduler.final_round(&mut shrinker, &all), Ok(true)));
-            let paid = shrinker.stats.passes.iter().filter(|p| p.successes > 0);
-            paid.map(|p| p.name).collect::<Vec<_>>()
+            let oracle = |bytes: &[u8]| Verdict::from_bool(bytes.len() >= 2 && bytes.contains(&b'A'));
+            let mut paid = Vec::new();
+            with_scheduler_on(b"xxAy", oracle, options, |shrinker, scheduler| {
+                let all: Vec<usize> = (0..PASSES.len()).collect();
+                assert!(matches!(scheduler.final_round(shrinker, &all), Ok(true)));
+                let passes = shrinker.stats.passes.iter().filter(|p| p.successes > 0);
+                paid = passes.map(|p| p.name).collect();
+            });
+            paid
         };
         let crash = paid_in_one_final_round(&ReduceOptions::default());
         assert!(crash.contains(&"delete-blocks") && crash.contains(&"lower-bytes"), "{crash:?}");
